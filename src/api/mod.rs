@@ -1,0 +1,6 @@
+//! Safe Rust per proof type: parse inputs, build circuits, prove through cuzk's
+//! engine, assemble and self-verify. The FFI layer only converts and calls these.
+
+pub mod params;
+pub mod porep;
+mod shape;

@@ -1,0 +1,187 @@
+//! Local generation of Groth16 parameters and verifying keys with the stock
+//! circuits and generator (storage-proofs' `CompoundProof::groth_params` with an
+//! RNG), for machines that cannot download the production ones. Files land in
+//! `FIL_PROOFS_PARAMETER_CACHE` under the standard names; existing files are kept.
+
+use std::{collections::BTreeSet, path::PathBuf, time::Instant};
+
+use anyhow::{bail, Result};
+use filecoin_proofs::{
+    parameters::{public_params, window_post_public_params, winning_post_public_params},
+    DefaultPieceHasher, PoRepConfig, PoStConfig,
+};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredUpdateProof};
+use rand::rngs::OsRng;
+use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
+use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
+use storage_proofs_update::{
+    circuit::EmptySectorUpdateCircuit, compound::EmptySectorUpdateCompound, constants::TreeRHasher,
+    EmptySectorUpdate,
+};
+
+use super::{porep::SEAL_PROOFS, shape::with_shape};
+
+/// Families of circuits, to generate only some of a sector size's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    PoRep,
+    NiPoRep,
+    WinningPost,
+    WindowPost,
+    SnapDeals,
+}
+
+impl Family {
+    pub const ALL: [Family; 5] =
+        [Family::PoRep, Family::NiPoRep, Family::WinningPost, Family::WindowPost, Family::SnapDeals];
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "porep" => Family::PoRep,
+            "ni-porep" => Family::NiPoRep,
+            "winning-post" => Family::WinningPost,
+            "window-post" => Family::WindowPost,
+            "snapdeals" => Family::SnapDeals,
+            other => bail!("unknown circuit family {other:?} (porep, ni-porep, winning-post, window-post, snapdeals)"),
+        })
+    }
+}
+
+/// One parameter file and what happened to it.
+#[derive(Debug)]
+pub struct Outcome {
+    pub circuit: String,
+    pub path: PathBuf,
+    pub generated: bool,
+    pub seconds: f64,
+}
+
+/// Parses `2KiB`, `8MiB`, `512MiB`, `32GiB`, `64GiB` (or a byte count).
+pub fn parse_sector_size(s: &str) -> Result<u64> {
+    let size = match s {
+        "2KiB" => 2 << 10,
+        "8MiB" => 8 << 20,
+        "512MiB" => 512 << 20,
+        "32GiB" => 32 << 30,
+        "64GiB" => 64 << 30,
+        other => other.parse::<u64>().map_err(|_| anyhow::anyhow!("unknown sector size {other:?}"))?,
+    };
+    if !matches!(size, 2048 | 8388608 | 536870912 | 34359738368 | 68719476736) {
+        bail!("unsupported sector size {size}");
+    }
+    Ok(size)
+}
+
+/// Generates, where missing, the parameters and verifying keys of `families` for
+/// `sector_size`. Proof types that share a circuit share one file.
+pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let mut run = |circuit: String, params: PathBuf, vk: PathBuf, gen: &dyn Fn() -> Result<()>| -> Result<()> {
+        if !seen.insert(params.clone()) {
+            return Ok(());
+        }
+        let start = Instant::now();
+        let generated = !(params.exists() && vk.exists());
+        if generated {
+            log::info!("cuzk: generating parameters for {circuit} into {}", params.display());
+            gen()?;
+        }
+        out.push(Outcome { circuit, path: params, generated, seconds: start.elapsed().as_secs_f64() });
+        Ok(())
+    };
+    for &proof in SEAL_PROOFS.iter().filter(|p| u64::from(p.sector_size()) == sector_size) {
+        let ni = proof.feature_enabled(filecoin_proofs_api::ApiFeature::NonInteractivePoRep);
+        let family = if ni { Family::NiPoRep } else { Family::PoRep };
+        if families.contains(&family) {
+            let config = proof.as_v1_config();
+            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
+                with_shape!(sector_size, porep, &config)
+            })?;
+        }
+    }
+    for &proof in POST_PROOFS.iter().filter(|p| u64::from(p.sector_size()) == sector_size) {
+        let family = match proof.typ() {
+            filecoin_proofs::PoStType::Winning => Family::WinningPost,
+            filecoin_proofs::PoStType::Window => Family::WindowPost,
+        };
+        if families.contains(&family) {
+            let config = proof.as_v1_config();
+            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
+                with_shape!(sector_size, post, &config)
+            })?;
+        }
+    }
+    if families.contains(&Family::SnapDeals) {
+        for &proof in UPDATE_PROOFS.iter().filter(|p| u64::from(p.sector_size()) == sector_size) {
+            let config = proof.as_v1_config();
+            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
+                with_shape!(sector_size, update, &config)
+            })?;
+        }
+    }
+    Ok(out)
+}
+
+/// The PoSt proof types of the C ABI, in the order of its enum values.
+pub const POST_PROOFS: [RegisteredPoStProof; 15] = {
+    use RegisteredPoStProof::*;
+    [
+        StackedDrgWinning2KiBV1, StackedDrgWinning8MiBV1, StackedDrgWinning512MiBV1,
+        StackedDrgWinning32GiBV1, StackedDrgWinning64GiBV1,
+        StackedDrgWindow2KiBV1, StackedDrgWindow8MiBV1, StackedDrgWindow512MiBV1,
+        StackedDrgWindow32GiBV1, StackedDrgWindow64GiBV1,
+        StackedDrgWindow2KiBV1_2, StackedDrgWindow8MiBV1_2, StackedDrgWindow512MiBV1_2,
+        StackedDrgWindow32GiBV1_2, StackedDrgWindow64GiBV1_2,
+    ]
+};
+
+/// The update proof types of the C ABI, in the order of its enum values.
+pub const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = {
+    use RegisteredUpdateProof::*;
+    [StackedDrg2KiBV1, StackedDrg8MiBV1, StackedDrg512MiBV1, StackedDrg32GiBV1, StackedDrg64GiBV1]
+};
+
+fn porep<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<()> {
+    type C<Tree> = StackedCompound<Tree, DefaultPieceHasher>;
+    let pp = public_params::<Tree>(config)?;
+    <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::groth_params(Some(&mut OsRng), &pp)?;
+    <C<Tree> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::verifying_key(Some(&mut OsRng), &pp)?;
+    Ok(())
+}
+
+fn post<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<()> {
+    type C<Tree> = FallbackPoStCompound<Tree>;
+    let pp = match config.typ {
+        filecoin_proofs::PoStType::Winning => winning_post_public_params::<Tree>(config)?,
+        filecoin_proofs::PoStType::Window => window_post_public_params::<Tree>(config)?,
+    };
+    <C<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, FallbackPoStCircuit<Tree>>>::groth_params(Some(&mut OsRng), &pp)?;
+    <C<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, FallbackPoStCircuit<Tree>>>::verifying_key(Some(&mut OsRng), &pp)?;
+    Ok(())
+}
+
+fn update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(config: &PoRepConfig) -> Result<()> {
+    type C<Tree> = EmptySectorUpdateCompound<Tree>;
+    let pp = storage_proofs_update::PublicParams::from_sector_size(u64::from(config.sector_size));
+    <C<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::groth_params(Some(&mut OsRng), &pp)?;
+    <C<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::verifying_key(Some(&mut OsRng), &pp)?;
+    Ok(())
+}
+
+/// Points `FIL_PROOFS_PARAMETER_CACHE` at cuzk's local cache
+/// (`$CUZK_PARAMS_DIR`, else `~/.cache/cuzk/params`) unless it is already set,
+/// so that the CLI, tests and CI reuse parameters generated once on a machine.
+/// Must run before anything reads the stock settings (they are read once).
+pub fn use_local_cache_unless_set() -> PathBuf {
+    if let Some(dir) = std::env::var_os("FIL_PROOFS_PARAMETER_CACHE") {
+        return PathBuf::from(dir);
+    }
+    let dir = std::env::var_os("CUZK_PARAMS_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/tmp"));
+        home.join(".cache/cuzk/params")
+    });
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
+    dir
+}

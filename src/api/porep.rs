@@ -1,0 +1,225 @@
+//! PoRep C2: parse a C1 output, build each partition's circuit with
+//! storage-proofs, synthesize and prove it with cuzk's Groth16 prover, and verify
+//! the result before returning it.
+
+use std::{any::Any, time::Instant};
+
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use bellperson::groth16::{prepare_verifying_key, verify_proofs_batch};
+use blstrs::Scalar as Fr;
+use filecoin_proofs::{as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher};
+use filecoin_proofs_api::{
+    seal::{SealCommitPhase1Output, SealCommitPhase2Output, VanillaSealProof},
+    ApiFeature, RegisteredAggregationProof, RegisteredSealProof, SectorId,
+};
+use filecoin_hashers::Domain;
+use rand::rngs::OsRng;
+use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_porep::stacked::{self, StackedCompound, StackedDrg};
+
+use super::shape::with_shape;
+use crate::{
+    circuit::synthesize,
+    engine::srs_cache,
+    groth16::{prove, random_rs, Proof, PROOF_BYTES},
+};
+
+/// serde_json's default nesting limit (128) rejects deeply nested input before
+/// it can exhaust the stack.
+pub fn parse_c1(bytes: &[u8]) -> Result<SealCommitPhase1Output> {
+    ensure!(!bytes.is_empty(), "seal_commit_phase1_output is empty");
+    serde_json::from_slice(bytes)
+        .map_err(|e| anyhow!("seal_commit_phase1_output is not a valid C1 output (JSON of SealCommitPhase1Output): {e}"))
+}
+
+/// `seal_commit_phase2`: the proof bytes stock returns (partitions x 192, or a
+/// SnarkPack aggregate for NI-PoRep), verified with the stock verifier.
+pub fn seal_commit_phase2(c1: &[u8], sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
+    let c1 = parse_c1(c1)?;
+    let (registered, comm_r, comm_d, ticket, seed) = (c1.registered_proof, c1.comm_r, c1.comm_d, c1.ticket, c1.seed);
+    let circuit_proofs = circuit_proofs(c1)?;
+    let proof = if registered.feature_enabled(ApiFeature::NonInteractivePoRep) {
+        filecoin_proofs_api::seal::aggregate_seal_commit_proofs(
+            registered,
+            RegisteredAggregationProof::SnarkPackV2,
+            &[comm_r],
+            &[seed],
+            &[SealCommitPhase2Output { proof: circuit_proofs }],
+        )
+        .context("aggregating the NI-PoRep partition proofs")?
+    } else {
+        circuit_proofs
+    };
+    let valid = filecoin_proofs_api::seal::verify_seal(
+        registered,
+        comm_r,
+        comm_d,
+        prover_id,
+        SectorId::from(sector_id),
+        ticket,
+        seed,
+        &proof,
+    )
+    .context("verifying the new proof")?;
+    ensure!(valid, "cuzk produced a PoRep proof that does not verify (prover_id or C1 output inconsistent?); it was not returned");
+    Ok(proof)
+}
+
+/// `seal_commit_phase2_circuit_proofs`: the raw partition proofs, each verified
+/// against the public inputs derived from the C1 output.
+pub fn seal_commit_phase2_circuit_proofs(c1: &[u8]) -> Result<Vec<u8>> {
+    circuit_proofs(parse_c1(c1)?)
+}
+
+fn circuit_proofs(c1: SealCommitPhase1Output) -> Result<Vec<u8>> {
+    ensure!(c1.registered_proof.major_version() == 1, "unsupported seal proof version");
+    let size = u64::from(c1.registered_proof.sector_size());
+    let proofs = with_shape!(size, prove_partitions, c1)?;
+    let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
+    for p in &proofs {
+        out.extend_from_slice(&p.to_bytes());
+    }
+    Ok(out)
+}
+
+/// Size of the sectors of a vanilla proof variant, to check it against the
+/// registered proof (2 KiB, 8 MiB and 512 MiB share one tree type, so the type
+/// system alone cannot tell them apart).
+fn vanilla_sector_size(v: &VanillaSealProof) -> u64 {
+    use filecoin_proofs::constants::*;
+    match v {
+        VanillaSealProof::StackedDrg2KiBV1(_) => SECTOR_SIZE_2_KIB,
+        VanillaSealProof::StackedDrg8MiBV1(_) => SECTOR_SIZE_8_MIB,
+        VanillaSealProof::StackedDrg512MiBV1(_) => SECTOR_SIZE_512_MIB,
+        VanillaSealProof::StackedDrg32GiBV1(_) => SECTOR_SIZE_32_GIB,
+        VanillaSealProof::StackedDrg64GiBV1(_) => SECTOR_SIZE_64_GIB,
+    }
+}
+
+type Vanilla<Tree> = Vec<Vec<stacked::Proof<Tree, DefaultPieceHasher>>>;
+
+/// Moves the vanilla proofs out of the size-tagged enum into the tree-typed vector.
+fn typed_vanilla<Tree: 'static + MerkleTreeTrait>(v: VanillaSealProof) -> Result<Vanilla<Tree>> {
+    let boxed: Box<dyn Any> = match v {
+        VanillaSealProof::StackedDrg2KiBV1(p) => Box::new(p),
+        VanillaSealProof::StackedDrg8MiBV1(p) => Box::new(p),
+        VanillaSealProof::StackedDrg512MiBV1(p) => Box::new(p),
+        VanillaSealProof::StackedDrg32GiBV1(p) => Box::new(p),
+        VanillaSealProof::StackedDrg64GiBV1(p) => Box::new(p),
+    };
+    boxed
+        .downcast::<Vanilla<Tree>>()
+        .map(|b| *b)
+        .map_err(|_| anyhow!("vanilla proofs have another tree shape than the registered proof"))
+}
+
+fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
+    let SealCommitPhase1Output { registered_proof, vanilla_proofs, comm_r, comm_d, replica_id, seed, ticket: _ } = c1;
+    let sector_size = u64::from(registered_proof.sector_size());
+    ensure!(
+        vanilla_sector_size(&vanilla_proofs) == sector_size,
+        "vanilla proofs are for {} byte sectors, registered proof {:?} for {} byte sectors",
+        vanilla_sector_size(&vanilla_proofs),
+        registered_proof,
+        sector_size
+    );
+    let vanilla = typed_vanilla::<Tree>(vanilla_proofs)?;
+    ensure!(comm_d != [0; 32], "invalid all-zero commitment comm_d");
+    ensure!(comm_r != [0; 32], "invalid all-zero commitment comm_r");
+    ensure!(seed != [0; 32], "invalid all-zero PoRep challenge seed");
+    let config = registered_proof.as_v1_config();
+    let partitions = usize::from(config.partitions);
+    ensure!(
+        vanilla.len() == partitions,
+        "C1 output has {} partitions of vanilla proofs, {:?} needs {}",
+        vanilla.len(),
+        registered_proof,
+        partitions
+    );
+    ensure!(vanilla.iter().all(|p| !p.is_empty()), "C1 output has a partition without vanilla proofs");
+
+    let replica_id: Fr = replica_id.into();
+    let public_inputs = stacked::PublicInputs {
+        replica_id: replica_id.into(),
+        tau: Some(stacked::Tau {
+            comm_d: DefaultPieceDomain::try_from_bytes(&comm_d).context("comm_d")?,
+            comm_r: as_safe_commitment(&comm_r, "comm_r")?,
+        }),
+        k: None,
+        seed: Some(seed),
+    };
+    let compound = <StackedCompound<Tree, DefaultPieceHasher> as CompoundProof<StackedDrg<'_, Tree, DefaultPieceHasher>, _>>::setup(
+        &compound_proof::SetupParams {
+            vanilla_params: setup_params(&config)?,
+            partitions: Some(partitions),
+            priority: false,
+        },
+    )?;
+    let pk = srs_cache::get(&registered_proof.circuit_identifier()?, &registered_proof.cache_params_path()?)?;
+    let pvk = prepare_verifying_key(&pk.vk);
+
+    let mut proofs = Vec::with_capacity(partitions);
+    for (k, partition) in vanilla.iter().enumerate() {
+        let start = Instant::now();
+        let circuit = StackedCompound::<Tree, DefaultPieceHasher>::circuit(
+            &public_inputs,
+            Default::default(),
+            partition,
+            &compound.vanilla_params,
+            Some(k),
+        )?;
+        let cs = synthesize(circuit).map_err(|e| anyhow!("synthesizing partition {k}: {e}"))?;
+        let synthesized = start.elapsed();
+        let inputs = cs.inputs[1..].to_vec();
+        let (r, s) = random_rs(&mut OsRng);
+        let proof = prove(&pk, cs, r, s).with_context(|| format!("proving partition {k}"))?;
+        let expected = StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
+            &public_inputs,
+            &compound.vanilla_params,
+            Some(k),
+        )?;
+        ensure!(inputs == expected, "partition {k}: circuit inputs differ from the public inputs the verifier derives");
+        if !verify_proofs_batch(&pvk, &mut OsRng, &[&proof.to_bellperson()], &[expected])? {
+            bail!("partition {k}: the proof does not verify (inconsistent C1 output); it was not returned");
+        }
+        log::info!(
+            "cuzk: {:?} partition {k}: synthesis {:?}, prove {:?}",
+            registered_proof,
+            synthesized,
+            start.elapsed() - synthesized
+        );
+        proofs.push(proof);
+    }
+    Ok(proofs)
+}
+
+/// The seal proof types of the C ABI, in the order of its enum values.
+pub const SEAL_PROOFS: [RegisteredSealProof; 20] = {
+    use RegisteredSealProof::*;
+    [
+        StackedDrg2KiBV1, StackedDrg8MiBV1, StackedDrg512MiBV1, StackedDrg32GiBV1, StackedDrg64GiBV1,
+        StackedDrg2KiBV1_1, StackedDrg8MiBV1_1, StackedDrg512MiBV1_1, StackedDrg32GiBV1_1, StackedDrg64GiBV1_1,
+        StackedDrg2KiBV1_1_Feat_SyntheticPoRep, StackedDrg8MiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg512MiBV1_1_Feat_SyntheticPoRep, StackedDrg32GiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg64GiBV1_1_Feat_SyntheticPoRep,
+        StackedDrg2KiBV1_2_Feat_NonInteractivePoRep, StackedDrg8MiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg512MiBV1_2_Feat_NonInteractivePoRep, StackedDrg32GiBV1_2_Feat_NonInteractivePoRep,
+        StackedDrg64GiBV1_2_Feat_NonInteractivePoRep,
+    ]
+};
+
+/// `verify_seal` with the stock verifier.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_seal(
+    registered: RegisteredSealProof,
+    comm_r: [u8; 32],
+    comm_d: [u8; 32],
+    prover_id: [u8; 32],
+    ticket: [u8; 32],
+    seed: [u8; 32],
+    sector_id: u64,
+    proof: &[u8],
+) -> Result<bool> {
+    ensure!(!proof.is_empty(), "proof is empty");
+    filecoin_proofs_api::seal::verify_seal(registered, comm_r, comm_d, prover_id, SectorId::from(sector_id), ticket, seed, proof)
+}

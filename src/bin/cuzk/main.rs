@@ -1,0 +1,71 @@
+//! The `cuzk` command: parameter generation and the 2 KiB end-to-end demo.
+
+mod demo;
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use cuzk::api::params::{self, Family};
+
+const USAGE: &str = "usage:
+  cuzk params <sector-size>... [--only <family>,...]
+      generate missing Groth16 parameters and verifying keys (2KiB, 8MiB, 512MiB, 32GiB, 64GiB;
+      families: porep, ni-porep, winning-post, window-post, snapdeals; default all)
+  cuzk demo
+      seal a 2 KiB sector with the stock crates, prove C2 through cuzk's C ABI, verify, print timings
+
+Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
+
+fn main() -> ExitCode {
+    let cache = params::use_local_cache_unless_set();
+    if std::env::var_os("RUST_LOG").is_none() {
+        std::env::set_var("RUST_LOG", "info");
+    }
+    let _ = fil_logger::maybe_init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("params") => run_params(&args[1..]),
+        Some("demo") => demo::run(),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(anyhow::anyhow!("{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cuzk: {e:#}\n(parameter cache: {})", cache.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_params(args: &[String]) -> Result<()> {
+    let mut sizes = Vec::new();
+    let mut families = Family::ALL.to_vec();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if arg == "--only" {
+            let Some(list) = it.next() else { bail!("--only needs a list of families") };
+            families = list.split(',').map(Family::parse).collect::<Result<_>>()?;
+        } else {
+            sizes.push(params::parse_sector_size(arg)?);
+        }
+    }
+    if sizes.is_empty() {
+        bail!("cuzk params: name at least one sector size\n{USAGE}");
+    }
+    for size in sizes {
+        for o in params::generate(size, &families)? {
+            println!(
+                "{} {} ({:.1} s) {}",
+                if o.generated { "generated" } else { "present  " },
+                o.circuit,
+                o.seconds,
+                o.path.display()
+            );
+        }
+    }
+    Ok(())
+}

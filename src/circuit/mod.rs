@@ -1,0 +1,11 @@
+//! cuzk's constraint system for synthesis: a circuit written against bellperson's
+//! `ConstraintSystem` trait is run once, and what the prover needs is kept — the
+//! evaluations of the A, B, C linear combinations per constraint, the densities of
+//! the A and B queries, and the input and auxiliary assignments. Nothing else
+//! (names, namespaces, the linear combinations themselves) is stored.
+
+mod density;
+mod witness;
+
+pub use density::Density;
+pub use witness::{synthesize, Synthesized};

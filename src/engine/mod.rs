@@ -1,0 +1,3 @@
+//! Process-global state of the prover.
+
+pub mod srs_cache;

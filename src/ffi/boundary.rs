@@ -1,0 +1,100 @@
+//! The panic boundary every export goes through: run the body, turn its
+//! `Result` or a panic into a heap-allocated response that C frees with the
+//! matching destructor. No panic and no Rust error crosses into C.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use anyhow::Result;
+
+use super::types::{
+    slice_boxed_uint8_t, FCPResponseStatus, Result_bool_t, Result_slice_boxed_uint8_t,
+};
+
+/// A `Result_*_t` response: what success and failure look like in C.
+pub trait Response: Sized {
+    type Value;
+    fn ok(value: Self::Value) -> Self;
+    fn err(message: String) -> Self;
+    /// Frees the value's owned buffers (not the error message).
+    ///
+    /// # Safety
+    /// The response must have been built by `ok`/`err` and not freed before.
+    unsafe fn free_value(self) -> slice_boxed_uint8_t;
+}
+
+macro_rules! response {
+    ($ty:ident, $value:ty, $default:expr, |$v:ident| $free:expr) => {
+        impl Response for $ty {
+            type Value = $value;
+            fn ok(value: $value) -> Self {
+                Self {
+                    status_code: FCPResponseStatus::F_C_P_RESPONSE_STATUS_NO_ERROR as i32,
+                    error_msg: slice_boxed_uint8_t::empty(),
+                    value,
+                }
+            }
+            fn err(message: String) -> Self {
+                Self {
+                    status_code: FCPResponseStatus::F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR as i32,
+                    error_msg: slice_boxed_uint8_t::from_vec(message.into_bytes()),
+                    value: $default,
+                }
+            }
+            unsafe fn free_value(self) -> slice_boxed_uint8_t {
+                let $v = self.value;
+                #[allow(unused_unsafe)]
+                // SAFETY: forwarded from the caller's contract.
+                unsafe {
+                    $free
+                };
+                self.error_msg
+            }
+        }
+    };
+}
+
+response!(Result_slice_boxed_uint8_t, slice_boxed_uint8_t, slice_boxed_uint8_t::empty(), |v| v.free());
+response!(Result_bool_t, bool, false, |v| { let _ = v; });
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("Rust panic: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("Rust panic: {s}")
+    } else {
+        "Rust panic: no unwind information".to_owned()
+    }
+}
+
+/// Runs `body` for the export `name` and boxes its outcome. Errors carry anyhow's
+/// `Debug` form (message plus `Caused by:` chain), as stock's `catch_panic_response`.
+pub fn respond<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
+    super::logging::init();
+    log::debug!("{name}: start");
+    let response = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => R::ok(value),
+        Ok(Err(e)) => R::err(format!("{e:?}")),
+        Err(payload) => R::err(panic_message(payload.as_ref())),
+    };
+    log::debug!("{name}: end");
+    Box::into_raw(Box::new(response))
+}
+
+/// Frees a response built by `respond`. NULL is accepted and ignored.
+///
+/// # Safety
+/// `ptr` must be NULL or come from `respond` and not have been freed before.
+pub unsafe fn destroy<R: Response>(ptr: *mut R) {
+    if ptr.is_null() {
+        return;
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: by the contract above, `ptr` is a live `Box<R>` from `respond`.
+        let response = unsafe { Box::from_raw(ptr) };
+        // SAFETY: the response is freed exactly once, here.
+        unsafe { response.free_value().free() };
+    }));
+    if result.is_err() {
+        log::error!("panic while freeing a response; memory may have leaked");
+    }
+}

@@ -1,0 +1,10 @@
+//! The C ABI of filecoin-ffi's filcrypto.h: the only `#[no_mangle]` code.
+//! Every export converts its arguments, calls `crate::api`, and returns through
+//! the panic boundary in `boundary`.
+
+mod boundary;
+mod boxed;
+mod logging;
+pub mod seal;
+pub mod slices;
+pub mod types;

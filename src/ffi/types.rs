@@ -1,0 +1,80 @@
+//! The C types of filcrypto.h, with identical layout. Rust names are the C
+//! typedef names; build.rs restores the struct tags (`struct slice_ref_uint8`)
+//! that cbindgen cannot name differently from the typedef.
+//!
+//! Ownership: `slice_ref_*` are borrowed from the caller for the duration of the
+//! call. `slice_boxed_*` and every `Result_*_t *` are owned by Rust and freed
+//! only by the matching `destroy_*` function (NULL is accepted and ignored).
+#![allow(non_camel_case_types)]
+
+/// Borrowed bytes; `ptr` may be NULL only when `len` is 0.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_uint8_t {
+    pub ptr: *const u8,
+    pub len: usize,
+}
+
+/// A Rust-owned `Box<[u8]>`; free with `destroy_boxed_slice` (or the destructor
+/// of the response that holds it).
+#[repr(C)]
+pub struct slice_boxed_uint8_t {
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct uint8_32_array_t {
+    pub idx: [u8; 32],
+}
+
+/// Response status codes; cuzk uses `NO_ERROR` and `UNCLASSIFIED_ERROR`, as stock.
+#[repr(i32)]
+pub enum FCPResponseStatus {
+    F_C_P_RESPONSE_STATUS_NO_ERROR = 0,
+    F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR = 1,
+    F_C_P_RESPONSE_STATUS_CALLER_ERROR = 2,
+    F_C_P_RESPONSE_STATUS_RECEIVER_ERROR = 3,
+}
+pub type FCPResponseStatus_t = i32;
+
+#[repr(i32)]
+pub enum RegisteredSealProof {
+    REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1 = 0,
+    REGISTERED_SEAL_PROOF_STACKED_DRG8_MI_B_V1 = 1,
+    REGISTERED_SEAL_PROOF_STACKED_DRG512_MI_B_V1 = 2,
+    REGISTERED_SEAL_PROOF_STACKED_DRG32_GI_B_V1 = 3,
+    REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1 = 4,
+    REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_1 = 5,
+    REGISTERED_SEAL_PROOF_STACKED_DRG8_MI_B_V1_1 = 6,
+    REGISTERED_SEAL_PROOF_STACKED_DRG512_MI_B_V1_1 = 7,
+    REGISTERED_SEAL_PROOF_STACKED_DRG32_GI_B_V1_1 = 8,
+    REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1_1 = 9,
+    REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_1__FEAT__SYNTHETIC_PO_REP = 10,
+    REGISTERED_SEAL_PROOF_STACKED_DRG8_MI_B_V1_1__FEAT__SYNTHETIC_PO_REP = 11,
+    REGISTERED_SEAL_PROOF_STACKED_DRG512_MI_B_V1_1__FEAT__SYNTHETIC_PO_REP = 12,
+    REGISTERED_SEAL_PROOF_STACKED_DRG32_GI_B_V1_1__FEAT__SYNTHETIC_PO_REP = 13,
+    REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1_1__FEAT__SYNTHETIC_PO_REP = 14,
+    REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 15,
+    REGISTERED_SEAL_PROOF_STACKED_DRG8_MI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 16,
+    REGISTERED_SEAL_PROOF_STACKED_DRG512_MI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 17,
+    REGISTERED_SEAL_PROOF_STACKED_DRG32_GI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 18,
+    REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 19,
+}
+/// Received as its `int32_t` and validated: an out-of-range value is an error.
+pub type RegisteredSealProof_t = i32;
+
+#[repr(C)]
+pub struct Result_slice_boxed_uint8_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: slice_boxed_uint8_t,
+}
+
+#[repr(C)]
+pub struct Result_bool_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: bool,
+}

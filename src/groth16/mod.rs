@@ -1,0 +1,13 @@
+//! Groth16 over BLS12-381: the proving key layout, the math of the prover
+//! (H through NTTs, the MSMs, assembly) and the proof encoding. Backend-agnostic
+//! data in, proof out; the CPU implementations of NTT and MSM live here too.
+
+pub mod msm;
+pub mod ntt;
+pub mod params;
+pub mod proof;
+pub mod prover;
+
+pub use params::ProvingKey;
+pub use proof::{Proof, PROOF_BYTES};
+pub use prover::{prove, random_rs};
