@@ -3,4 +3,5 @@
 
 pub mod params;
 pub mod porep;
+pub mod sample;
 mod shape;

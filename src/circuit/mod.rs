@@ -4,8 +4,10 @@
 //! the A and B queries, and the input and auxiliary assignments. Nothing else
 //! (names, namespaces, the linear combinations themselves) is stored.
 
+mod bench_circuit;
 mod density;
 mod witness;
 
+pub use bench_circuit::MulChain;
 pub use density::Density;
 pub use witness::{synthesize, Synthesized};

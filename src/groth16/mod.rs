@@ -7,6 +7,7 @@ pub mod ntt;
 pub mod params;
 pub mod proof;
 pub mod prover;
+pub mod synthetic_srs;
 
 pub use params::ProvingKey;
 pub use proof::{Proof, PROOF_BYTES};

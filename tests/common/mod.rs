@@ -1,0 +1,30 @@
+//! Shared by the integration tests: the local parameter cache and a sealed
+//! 2 KiB sector.
+#![allow(dead_code)]
+
+use std::sync::Once;
+
+use cuzk::api::{params, sample};
+use filecoin_proofs_api::RegisteredSealProof;
+
+static PARAMS: Once = Once::new();
+
+/// Points the stock settings at cuzk's parameter cache and generates the 2 KiB
+/// PoRep parameters there if missing (~15 min on 2 cores, once per machine).
+pub fn porep_params() {
+    PARAMS.call_once(|| {
+        params::use_local_cache_unless_set();
+        params::generate(2048, &[params::Family::PoRep]).expect("generating 2 KiB PoRep parameters");
+    });
+}
+
+/// A freshly sealed 2 KiB V1_1 sector (seeded, so reproducible).
+pub fn sealed_2kib(seed: u64) -> sample::SealedSector {
+    porep_params();
+    let dir = std::env::temp_dir().join(format!("cuzk-test-{}-{seed}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let sector = sample::seal_sector(RegisteredSealProof::StackedDrg2KiBV1_1, &dir, seed).expect("sealing");
+    let _ = std::fs::remove_dir_all(&dir);
+    sector
+}
