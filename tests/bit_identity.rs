@@ -12,7 +12,6 @@ use cuzk::{
 use ff::Field;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::sync::Arc;
 
 fn bellperson_bytes(circuit: MulChain, params: &Parameters<Bls12>, r: Fr, s: Fr) -> Vec<u8> {
     let proofs = create_proof_batch_in_priority(vec![circuit], params, vec![r], vec![s]).unwrap();
@@ -44,14 +43,7 @@ fn same_bytes_as_bellperson_with_generated_parameters() {
 fn same_bytes_as_bellperson_with_zero_randomisers_and_a_synthetic_key() {
     let circuit = MulChain { start: Fr::from(5u64), links: (1 << 14) - 7 };
     let pk = synthetic_srs::key_for(&synthesize(circuit.clone()).unwrap(), 3);
-    let params = Parameters::<Bls12> {
-        vk: pk.vk.clone(),
-        h: Arc::new(pk.h.clone()),
-        l: Arc::new(pk.l.clone()),
-        a: Arc::new(pk.a.clone()),
-        b_g1: Arc::new(pk.b_g1.clone()),
-        b_g2: Arc::new(pk.b_g2.clone()),
-    };
+    let params = pk.to_bellperson();
     for (r, s) in [(Fr::ZERO, Fr::ZERO), (Fr::from(9u64), Fr::ONE)] {
         let ours = prove(&pk, synthesize(circuit.clone()).unwrap(), r, s).unwrap();
         assert_eq!(ours.to_bytes().to_vec(), bellperson_bytes(circuit.clone(), &params, r, s));

@@ -4,7 +4,10 @@
 
 mod common;
 
-use cuzk::ffi::{seal::*, types::*};
+use cuzk::{
+    engine::srs_cache,
+    ffi::{seal::*, types::*},
+};
 use filecoin_proofs_api::SectorId;
 
 fn slice(b: &[u8]) -> slice_ref_uint8_t {
@@ -71,6 +74,14 @@ fn c2_through_the_c_abi_verifies_with_stock_and_rejects_tampering() {
     .unwrap();
     assert!(stock, "stock verify_seal accepts cuzk's proof");
     assert_eq!(verify(V1_1_2KIB, &s, slice(&proof)), Ok(true));
+
+    // The proving key stays resident: a later lookup returns the same key.
+    let rp = filecoin_proofs_api::RegisteredSealProof::StackedDrg2KiBV1_1;
+    let id = rp.circuit_identifier().unwrap();
+    assert!(srs_cache::resident().iter().any(|(k, bytes)| *k == id && *bytes > 0));
+    let path = std::path::Path::new("/nonexistent/params");
+    let again = srs_cache::get(&id, path).expect("resident key, the path is not read again");
+    assert!(std::sync::Arc::ptr_eq(&again, &srs_cache::get(&id, path).unwrap()));
 
     // A proof of another sector does not verify for this one.
     let mut other = common::sealed_2kib(2);
@@ -155,7 +166,8 @@ fn bad_verify_inputs_are_false_or_errors_never_panics() {
     let garbage = [0xffu8; 192];
     assert_ne!(verify(V1_1_2KIB, &s, slice(&garbage)), Ok(true), "garbage proof");
     let long = [0u8; 384];
-    assert_ne!(verify(V1_1_2KIB, &s, slice(&long)), Ok(true), "two partitions for a one-partition type");
+    let err = verify(V1_1_2KIB, &s, slice(&long)).unwrap_err();
+    assert!(err.contains("proof is 384 bytes"), "two partitions for a one-partition type: {err}");
     assert!(verify(V1_1_2KIB, &s, slice(&[])).unwrap_err().contains("empty"));
     for bad in [-1, 20, i32::MAX] {
         let err = verify(bad, &s, slice(&garbage)).unwrap_err();

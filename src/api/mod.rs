@@ -3,5 +3,6 @@
 
 pub mod params;
 pub mod porep;
+pub mod prove;
 pub mod sample;
 mod shape;

@@ -2,10 +2,9 @@
 //! storage-proofs, synthesize and prove it with cuzk's Groth16 prover, and verify
 //! the result before returning it.
 
-use std::{any::Any, time::Instant};
+use std::any::Any;
 
-use anyhow::{anyhow, bail, ensure, Context, Result};
-use bellperson::groth16::{prepare_verifying_key, verify_proofs_batch};
+use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use filecoin_proofs::{as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher};
 use filecoin_proofs_api::{
@@ -13,15 +12,14 @@ use filecoin_proofs_api::{
     ApiFeature, RegisteredAggregationProof, RegisteredSealProof, SectorId,
 };
 use filecoin_hashers::Domain;
-use rand::rngs::OsRng;
 use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
-use storage_proofs_porep::stacked::{self, StackedCompound, StackedDrg};
+use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
 use super::shape::with_shape;
+use super::prove::prove_circuits;
 use crate::{
-    circuit::synthesize,
     engine::srs_cache,
-    groth16::{prove, random_rs, Proof, PROOF_BYTES},
+    groth16::{Proof, PROOF_BYTES},
 };
 
 /// serde_json's default nesting limit (128) rejects deeply nested input before
@@ -113,7 +111,16 @@ fn typed_vanilla<Tree: 'static + MerkleTreeTrait>(v: VanillaSealProof) -> Result
         .map_err(|_| anyhow!("vanilla proofs have another tree shape than the registered proof"))
 }
 
-fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
+/// The circuits of every partition of a C1 output, with the public inputs the
+/// verifier derives for each.
+pub struct PartitionCircuits<Tree: 'static + MerkleTreeTrait> {
+    pub registered_proof: RegisteredSealProof,
+    pub circuits: Vec<StackedCircuit<Tree, DefaultPieceHasher>>,
+    pub public_inputs: Vec<Vec<Fr>>,
+}
+
+/// Checks a parsed C1 output and builds its partition circuits with storage-proofs.
+pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<PartitionCircuits<Tree>> {
     let SealCommitPhase1Output { registered_proof, vanilla_proofs, comm_r, comm_d, replica_id, seed, ticket: _ } = c1;
     let sector_size = u64::from(registered_proof.sector_size());
     ensure!(
@@ -155,42 +162,28 @@ fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output)
             priority: false,
         },
     )?;
-    let pk = srs_cache::get(&registered_proof.circuit_identifier()?, &registered_proof.cache_params_path()?)?;
-    let pvk = prepare_verifying_key(&pk.vk);
-
-    let mut proofs = Vec::with_capacity(partitions);
+    let mut out = PartitionCircuits { registered_proof, circuits: Vec::new(), public_inputs: Vec::new() };
     for (k, partition) in vanilla.iter().enumerate() {
-        let start = Instant::now();
-        let circuit = StackedCompound::<Tree, DefaultPieceHasher>::circuit(
+        out.circuits.push(StackedCompound::<Tree, DefaultPieceHasher>::circuit(
             &public_inputs,
             Default::default(),
             partition,
             &compound.vanilla_params,
             Some(k),
-        )?;
-        let cs = synthesize(circuit).map_err(|e| anyhow!("synthesizing partition {k}: {e}"))?;
-        let synthesized = start.elapsed();
-        let inputs = cs.inputs[1..].to_vec();
-        let (r, s) = random_rs(&mut OsRng);
-        let proof = prove(&pk, cs, r, s).with_context(|| format!("proving partition {k}"))?;
-        let expected = StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
+        )?);
+        out.public_inputs.push(StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
             &public_inputs,
             &compound.vanilla_params,
             Some(k),
-        )?;
-        ensure!(inputs == expected, "partition {k}: circuit inputs differ from the public inputs the verifier derives");
-        if !verify_proofs_batch(&pvk, &mut OsRng, &[&proof.to_bellperson()], &[expected])? {
-            bail!("partition {k}: the proof does not verify (inconsistent C1 output); it was not returned");
-        }
-        log::info!(
-            "cuzk: {:?} partition {k}: synthesis {:?}, prove {:?}",
-            registered_proof,
-            synthesized,
-            start.elapsed() - synthesized
-        );
-        proofs.push(proof);
+        )?);
     }
-    Ok(proofs)
+    Ok(out)
+}
+
+fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
+    let PartitionCircuits { registered_proof, circuits, public_inputs } = partition_circuits::<Tree>(c1)?;
+    let pk = srs_cache::get(&registered_proof.circuit_identifier()?, &registered_proof.cache_params_path()?)?;
+    prove_circuits(&pk, circuits, public_inputs, &format!("{registered_proof:?}"))
 }
 
 /// The seal proof types of the C ABI, in the order of its enum values.
@@ -221,5 +214,17 @@ pub fn verify_seal(
     proof: &[u8],
 ) -> Result<bool> {
     ensure!(!proof.is_empty(), "proof is empty");
+    if !registered.feature_enabled(ApiFeature::NonInteractivePoRep) {
+        let expected = usize::from(registered.partitions()) * PROOF_BYTES;
+        ensure!(
+            proof.len() == expected,
+            "proof is {} bytes, {:?} proofs are {} ({} partitions x {})",
+            proof.len(),
+            registered,
+            expected,
+            registered.partitions(),
+            PROOF_BYTES
+        );
+    }
     filecoin_proofs_api::seal::verify_seal(registered, comm_r, comm_d, prover_id, SectorId::from(sector_id), ticket, seed, proof)
 }

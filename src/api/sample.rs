@@ -110,3 +110,13 @@ pub fn seal_sector(registered_proof: RegisteredSealProof, dir: &Path, seed: u64)
         stages,
     })
 }
+
+/// `seal_sector` in a fresh folder under the system temp dir, removed afterwards.
+pub fn seal_sector_in_temp(registered_proof: RegisteredSealProof, seed: u64) -> Result<SealedSector> {
+    let dir = std::env::temp_dir().join(format!("cuzk-sector-{}-{seed}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let sector = seal_sector(registered_proof, &dir, seed);
+    let _ = std::fs::remove_dir_all(&dir);
+    sector
+}

@@ -8,10 +8,10 @@
 //! ```
 //! Points are uncompressed (G1 96 bytes, G2 192 bytes), lengths big-endian.
 
-use std::{fs::File, path::Path};
+use std::{fs::File, path::Path, sync::Arc};
 
 use anyhow::{bail, ensure, Context, Result};
-use bellperson::groth16::VerifyingKey;
+use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 use rayon::prelude::*;
@@ -68,6 +68,18 @@ impl ProvingKey {
             "delta is the point at infinity"
         );
         Ok(Self { vk, h, l, a, b_g1, b_g2 })
+    }
+
+    /// A copy in bellperson's type, to run its prover on the same key.
+    pub fn to_bellperson(&self) -> Parameters<Bls12> {
+        Parameters {
+            vk: self.vk.clone(),
+            h: Arc::new(self.h.clone()),
+            l: Arc::new(self.l.clone()),
+            a: Arc::new(self.a.clone()),
+            b_g1: Arc::new(self.b_g1.clone()),
+            b_g2: Arc::new(self.b_g2.clone()),
+        }
     }
 
     /// Bytes of host memory held by the decoded points.

@@ -85,7 +85,9 @@ pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
     check_shape(pk, &cs)?;
     let Synthesized { a, b, c, inputs, aux, a_aux_density, b_input_density, b_aux_density } = cs;
 
+    let start = std::time::Instant::now();
     let h = h_coefficients(a, b, c)?;
+    let ntt_done = start.elapsed();
 
     let a_scalars: Vec<Fr> = inputs.iter().copied().chain(a_aux_density.select(&aux)).collect();
     let b_scalars: Vec<Fr> = b_input_density
@@ -100,6 +102,7 @@ pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
     let a_acc = msm::msm_g1(&pk.a, &a_scalars);
     let b1_acc = msm::msm_g1(&pk.b_g1, &b_scalars);
     let b2_acc = msm::msm_g2(&pk.b_g2, &b_scalars);
+    log::debug!("cuzk prover: H via NTT {ntt_done:?}, MSMs {:?}", start.elapsed() - ntt_done);
 
     Ok(assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc))
 }

@@ -21,10 +21,5 @@ pub fn porep_params() {
 /// A freshly sealed 2 KiB V1_1 sector (seeded, so reproducible).
 pub fn sealed_2kib(seed: u64) -> sample::SealedSector {
     porep_params();
-    let dir = std::env::temp_dir().join(format!("cuzk-test-{}-{seed}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let sector = sample::seal_sector(RegisteredSealProof::StackedDrg2KiBV1_1, &dir, seed).expect("sealing");
-    let _ = std::fs::remove_dir_all(&dir);
-    sector
+    sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, seed).expect("sealing")
 }

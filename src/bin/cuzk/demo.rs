@@ -19,11 +19,7 @@ pub fn run() -> Result<()> {
     let generated = params::generate(2048, &[params::Family::PoRep])?;
     stages.push((if generated.iter().any(|o| o.generated) { "generate_params" } else { "check_params" }, t.elapsed()));
 
-    let dir = std::env::temp_dir().join(format!("cuzk-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let sector = sample::seal_sector(proof_type, &dir, 42);
-    let _ = std::fs::remove_dir_all(&dir);
-    let sector = sector?;
+    let sector = sample::seal_sector_in_temp(proof_type, 42)?;
     stages.extend(sector.stages.iter().copied());
 
     let mut proof = Vec::new();
