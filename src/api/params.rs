@@ -85,6 +85,12 @@ pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
         let start = Instant::now();
         let generated = !(params.exists() && vk.exists());
         if generated {
+            // The verifying key is written after the parameters: parameters
+            // without it are a write that was cut short, and stock would fail
+            // to read them rather than regenerate.
+            if params.exists() && !vk.exists() {
+                std::fs::remove_file(&params)?;
+            }
             log::info!("cuzk: generating parameters for {circuit} into {}", params.display());
             gen()?;
         }
