@@ -10,51 +10,66 @@ use super::types::{
     slice_boxed_uint8_t, FCPResponseStatus, Result_bool_t, Result_slice_boxed_uint8_t,
 };
 
-/// A `Result_*_t` response: what success and failure look like in C.
-pub trait Response: Sized {
-    type Value;
-    fn ok(value: Self::Value) -> Self;
-    fn err(message: String) -> Self;
-    /// Frees the value's owned buffers (not the error message).
-    ///
+/// A value a response carries: what it is on error, and how it is freed.
+pub trait CValue {
+    fn on_error() -> Self;
     /// # Safety
-    /// The response must have been built by `ok`/`err` and not freed before.
-    unsafe fn free_value(self) -> slice_boxed_uint8_t;
+    /// The value must be owned by a response built here and not freed before.
+    unsafe fn release(self);
+}
+
+impl CValue for bool {
+    fn on_error() -> Self {
+        false
+    }
+    unsafe fn release(self) {}
+}
+
+impl CValue for slice_boxed_uint8_t {
+    fn on_error() -> Self {
+        Self::empty()
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.free() }
+    }
+}
+
+/// A `Result_*_t` response: status, error message and value.
+pub trait Response: Sized {
+    type Value: CValue;
+    fn new(status_code: i32, error_msg: slice_boxed_uint8_t, value: Self::Value) -> Self;
+    fn into_parts(self) -> (slice_boxed_uint8_t, Self::Value);
+
+    fn ok(value: Self::Value) -> Self {
+        Self::new(FCPResponseStatus::F_C_P_RESPONSE_STATUS_NO_ERROR as i32, slice_boxed_uint8_t::empty(), value)
+    }
+
+    fn err(message: String) -> Self {
+        Self::new(
+            FCPResponseStatus::F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR as i32,
+            slice_boxed_uint8_t::from_vec(message.into_bytes()),
+            Self::Value::on_error(),
+        )
+    }
 }
 
 macro_rules! response {
-    ($ty:ident, $value:ty, $default:expr, |$v:ident| $free:expr) => {
+    ($ty:ident, $value:ty) => {
         impl Response for $ty {
             type Value = $value;
-            fn ok(value: $value) -> Self {
-                Self {
-                    status_code: FCPResponseStatus::F_C_P_RESPONSE_STATUS_NO_ERROR as i32,
-                    error_msg: slice_boxed_uint8_t::empty(),
-                    value,
-                }
+            fn new(status_code: i32, error_msg: slice_boxed_uint8_t, value: $value) -> Self {
+                Self { status_code, error_msg, value }
             }
-            fn err(message: String) -> Self {
-                Self {
-                    status_code: FCPResponseStatus::F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR as i32,
-                    error_msg: slice_boxed_uint8_t::from_vec(message.into_bytes()),
-                    value: $default,
-                }
-            }
-            unsafe fn free_value(self) -> slice_boxed_uint8_t {
-                let $v = self.value;
-                #[allow(unused_unsafe)]
-                // SAFETY: forwarded from the caller's contract.
-                unsafe {
-                    $free
-                };
-                self.error_msg
+            fn into_parts(self) -> (slice_boxed_uint8_t, $value) {
+                (self.error_msg, self.value)
             }
         }
     };
 }
 
-response!(Result_slice_boxed_uint8_t, slice_boxed_uint8_t, slice_boxed_uint8_t::empty(), |v| v.free());
-response!(Result_bool_t, bool, false, |v| { let _ = v; });
+response!(Result_slice_boxed_uint8_t, slice_boxed_uint8_t);
+response!(Result_bool_t, bool);
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -91,8 +106,12 @@ pub unsafe fn destroy<R: Response>(ptr: *mut R) {
     let result = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: by the contract above, `ptr` is a live `Box<R>` from `respond`.
         let response = unsafe { Box::from_raw(ptr) };
-        // SAFETY: the response is freed exactly once, here.
-        unsafe { response.free_value().free() };
+        let (error_msg, value) = response.into_parts();
+        // SAFETY: both buffers belong to this response, freed exactly once, here.
+        unsafe {
+            value.release();
+            error_msg.free();
+        }
     }));
     if result.is_err() {
         log::error!("panic while freeing a response; memory may have leaked");
