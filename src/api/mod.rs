@@ -3,6 +3,7 @@
 
 pub mod params;
 pub mod porep;
+pub mod post;
 pub mod prove;
 pub mod sample;
 mod shape;
