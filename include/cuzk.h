@@ -17,6 +17,24 @@ enum FCPResponseStatus {
   F_C_P_RESPONSE_STATUS_RECEIVER_ERROR = 3,
 };
 
+enum RegisteredPoStProof {
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING2_KI_B_V1 = 0,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING8_MI_B_V1 = 1,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING512_MI_B_V1 = 2,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING32_GI_B_V1 = 3,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING64_GI_B_V1 = 4,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW2_KI_B_V1 = 5,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW8_MI_B_V1 = 6,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW512_MI_B_V1 = 7,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW32_GI_B_V1 = 8,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW64_GI_B_V1 = 9,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW2_KI_B_V1_1 = 10,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW8_MI_B_V1_1 = 11,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW512_MI_B_V1_1 = 12,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW32_GI_B_V1_1 = 13,
+  REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW64_GI_B_V1_1 = 14,
+};
+
 enum RegisteredSealProof {
   REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1 = 0,
   REGISTERED_SEAL_PROOF_STACKED_DRG8_MI_B_V1 = 1,
@@ -57,6 +75,99 @@ typedef struct Result_slice_boxed_uint8 {
   slice_boxed_uint8_t value;
 } Result_slice_boxed_uint8_t;
 
+typedef struct Result_bool {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  bool value;
+} Result_bool_t;
+
+/**
+ * Received as its `int32_t` and validated. Window `*_V1_1` is stock's api `V1_2`.
+ */
+typedef int32_t RegisteredPoStProof_t;
+
+typedef struct PoStProof {
+  RegisteredPoStProof_t registered_proof;
+  slice_boxed_uint8_t proof;
+} PoStProof_t;
+
+typedef struct slice_boxed_PoStProof {
+  PoStProof_t *ptr;
+  size_t len;
+} slice_boxed_PoStProof_t;
+
+typedef struct Result_slice_boxed_PoStProof {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  slice_boxed_PoStProof_t value;
+} Result_slice_boxed_PoStProof_t;
+
+typedef struct slice_boxed_uint64 {
+  uint64_t *ptr;
+  size_t len;
+} slice_boxed_uint64_t;
+
+typedef struct GenerateWindowPoSt {
+  slice_boxed_PoStProof_t proofs;
+  slice_boxed_uint64_t faulty_sectors;
+} GenerateWindowPoSt_t;
+
+typedef struct Result_GenerateWindowPoSt {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  GenerateWindowPoSt_t value;
+} Result_GenerateWindowPoSt_t;
+
+typedef struct PartitionSnarkProof {
+  RegisteredPoStProof_t registered_proof;
+  slice_boxed_uint8_t proof;
+} PartitionSnarkProof_t;
+
+typedef struct GenerateSingleWindowPoStWithVanilla {
+  PartitionSnarkProof_t partition_proof;
+  slice_boxed_uint64_t faulty_sectors;
+} GenerateSingleWindowPoStWithVanilla_t;
+
+typedef struct Result_GenerateSingleWindowPoStWithVanilla {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  GenerateSingleWindowPoStWithVanilla_t value;
+} Result_GenerateSingleWindowPoStWithVanilla_t;
+
+typedef struct Result_PoStProof {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  PoStProof_t value;
+} Result_PoStProof_t;
+
+typedef struct uint8_32_array {
+  uint8_t idx[32];
+} uint8_32_array_t;
+
+/**
+ * Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
+ */
+typedef struct slice_ref_slice_boxed_uint8 {
+  const slice_boxed_uint8_t *ptr;
+  size_t len;
+} slice_ref_slice_boxed_uint8_t;
+
+typedef struct PublicReplicaInfo {
+  RegisteredPoStProof_t registered_proof;
+  uint8_32_array_t comm_r;
+  uint64_t sector_id;
+} PublicReplicaInfo_t;
+
+typedef struct slice_ref_PublicReplicaInfo {
+  const PublicReplicaInfo_t *ptr;
+  size_t len;
+} slice_ref_PublicReplicaInfo_t;
+
+typedef struct slice_ref_PoStProof {
+  const PoStProof_t *ptr;
+  size_t len;
+} slice_ref_PoStProof_t;
+
 /**
  * Borrowed bytes; `ptr` may be NULL only when `len` is 0.
  */
@@ -65,20 +176,142 @@ typedef struct slice_ref_uint8 {
   size_t len;
 } slice_ref_uint8_t;
 
-typedef struct uint8_32_array {
-  uint8_t idx[32];
-} uint8_32_array_t;
-
-typedef struct Result_bool {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-  bool value;
-} Result_bool_t;
-
 /**
  * Received as its `int32_t` and validated: an out-of-range value is an error.
  */
 typedef int32_t RegisteredSealProof_t;
+
+/**
+ * Frees a response of `seal_commit_phase2(_circuit_proofs)`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_seal_commit_phase2_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `verify_seal`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_seal_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `generate_winning_post(_with_vanilla)`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_winning_post_response(Result_slice_boxed_PoStProof_t *ptr);
+
+/**
+ * Frees a response of `generate_window_post(_with_vanilla)`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_window_post_response(Result_GenerateWindowPoSt_t *ptr);
+
+/**
+ * Frees a response of `generate_single_window_post_with_vanilla`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_single_window_post_with_vanilla_response(Result_GenerateSingleWindowPoStWithVanilla_t *ptr);
+
+/**
+ * Frees a response of `merge_window_post_partition_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_merge_window_post_partition_proofs_response(Result_PoStProof_t *ptr);
+
+/**
+ * Frees a response of `verify_winning_post`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_winning_post_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `verify_window_post`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_window_post_response(Result_bool_t *ptr);
+
+/**
+ * Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.
+ *
+ * # Safety
+ * Pointers NULL or readable; the vanilla list and its buffers readable.
+ * Free with `destroy_generate_winning_post_response`.
+ */
+Result_slice_boxed_PoStProof_t *generate_winning_post_with_vanilla(RegisteredPoStProof_t registered_proof,
+                                                                          const uint8_32_array_t *randomness,
+                                                                          const uint8_32_array_t *prover_id,
+                                                                          slice_ref_slice_boxed_uint8_t vanilla_proofs);
+
+/**
+ * Window PoSt SNARK (all partitions) from vanilla proofs.
+ *
+ * # Safety
+ * As `generate_winning_post_with_vanilla`; free with `destroy_generate_window_post_response`.
+ */
+Result_GenerateWindowPoSt_t *generate_window_post_with_vanilla(RegisteredPoStProof_t registered_proof,
+                                                                      const uint8_32_array_t *randomness,
+                                                                      const uint8_32_array_t *prover_id,
+                                                                      slice_ref_slice_boxed_uint8_t vanilla_proofs);
+
+/**
+ * One Window PoSt partition's SNARK; tagged with the input type.
+ *
+ * # Safety
+ * As `generate_winning_post_with_vanilla`; free with
+ * `destroy_generate_single_window_post_with_vanilla_response`.
+ */
+Result_GenerateSingleWindowPoStWithVanilla_t *generate_single_window_post_with_vanilla(RegisteredPoStProof_t registered_proof,
+                                                                                              const uint8_32_array_t *randomness,
+                                                                                              const uint8_32_array_t *prover_id,
+                                                                                              slice_ref_slice_boxed_uint8_t vanilla_proofs,
+                                                                                              size_t partition_index);
+
+/**
+ * Concatenates Window PoSt partition proofs into one proof of the input type.
+ *
+ * # Safety
+ * The list and its buffers readable; free with
+ * `destroy_merge_window_post_partition_proofs_response`.
+ */
+Result_PoStProof_t *merge_window_post_partition_proofs(RegisteredPoStProof_t registered_proof,
+                                                              slice_ref_slice_boxed_uint8_t partition_proofs);
+
+/**
+ * Verifies a Winning PoSt (the bytes of all proofs, concatenated) with stock.
+ *
+ * # Safety
+ * Pointers NULL or readable, lists readable; free with `destroy_verify_winning_post_response`.
+ */
+Result_bool_t *verify_winning_post(const uint8_32_array_t *randomness,
+                                          slice_ref_PublicReplicaInfo_t replicas,
+                                          slice_ref_PoStProof_t proofs,
+                                          const uint8_32_array_t *prover_id);
+
+/**
+ * Verifies a Window PoSt with stock, from (type, bytes) pairs.
+ *
+ * # Safety
+ * As `verify_winning_post`; free with `destroy_verify_window_post_response`.
+ */
+Result_bool_t *verify_window_post(const uint8_32_array_t *randomness,
+                                         slice_ref_PublicReplicaInfo_t replicas,
+                                         slice_ref_PoStProof_t proofs,
+                                         const uint8_32_array_t *prover_id);
 
 /**
  * Proves C2 from the C1 output (JSON), verifies the proof, returns its bytes.
@@ -115,18 +348,6 @@ Result_bool_t *verify_seal(RegisteredSealProof_t registered_proof,
                                   const uint8_32_array_t *seed,
                                   uint64_t sector_id,
                                   slice_ref_uint8_t proof);
-
-/**
- * # Safety
- * `ptr` must be NULL or a response of `seal_commit_phase2(_circuit_proofs)` not yet freed.
- */
-void destroy_seal_commit_phase2_response(Result_slice_boxed_uint8_t *ptr);
-
-/**
- * # Safety
- * `ptr` must be NULL or a response of `verify_seal` not yet freed.
- */
-void destroy_verify_seal_response(Result_bool_t *ptr);
 
 /**
  * A zeroed Rust-owned buffer of `size` bytes; free it with `destroy_boxed_slice`.

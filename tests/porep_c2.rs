@@ -6,7 +6,7 @@ mod common;
 
 use cuzk::{
     engine::srs_cache,
-    ffi::{seal::*, types::*},
+    ffi::{destroy::*, seal::*, types::*},
 };
 use filecoin_proofs_api::SectorId;
 

@@ -88,3 +88,147 @@ fn bad_post_inputs_are_errors() {
     assert!(msg.contains("vanilla"), "{msg}");
     assert!(err(post::winning_post_with_vanilla(win, f.randomness, pid, &[vanilla.clone(), vanilla])).contains("takes 1"));
 }
+
+mod c_abi {
+    use super::*;
+    use cuzk::ffi::{destroy::*, post::*, slices::*, types::*};
+
+    fn boxed(bytes: &[u8]) -> slice_boxed_uint8_t {
+        let b = alloc_boxed_slice(bytes.len());
+        // SAFETY: `b` is a fresh buffer of exactly `bytes.len()` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr, bytes.len()) };
+        b
+    }
+
+    fn message(status: i32, msg: &slice_boxed_uint8_t) -> Result<(), String> {
+        if status == 0 {
+            return Ok(());
+        }
+        // SAFETY: a live error message of a live response.
+        Err(String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(msg.ptr, msg.len) }).into_owned())
+    }
+
+    /// Copies the bytes and tag of a boxed PoSt proof list.
+    fn proofs_of(list: &slice_boxed_PoStProof_t) -> Vec<(i32, Vec<u8>)> {
+        // SAFETY: a live list of a live response.
+        unsafe { std::slice::from_raw_parts(list.ptr, list.len) }
+            .iter()
+            .map(|p| (p.registered_proof, unsafe { std::slice::from_raw_parts(p.proof.ptr, p.proof.len) }.to_vec()))
+            .collect()
+    }
+
+    fn verify(f: &Fixture, rp: i32, window: bool, tagged: &[(i32, Vec<u8>)]) -> Result<bool, String> {
+        let replica = PublicReplicaInfo_t {
+            registered_proof: rp,
+            comm_r: uint8_32_array_t { idx: f.sector.comm_r },
+            sector_id: f.sector.sector_id,
+        };
+        let held: Vec<PoStProof_t> =
+            tagged.iter().map(|(t, b)| PoStProof_t { registered_proof: *t, proof: boxed(b) }).collect();
+        let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
+        let replicas = slice_ref_PublicReplicaInfo_t { ptr: &replica, len: 1 };
+        let proofs = slice_ref_PoStProof_t { ptr: held.as_ptr(), len: held.len() };
+        // SAFETY: every pointer is to a local that outlives the call.
+        let resp = unsafe {
+            if window {
+                verify_window_post(&rand, replicas, proofs, &pid)
+            } else {
+                verify_winning_post(&rand, replicas, proofs, &pid)
+            }
+        };
+        // SAFETY: a live response, freed once; the proof buffers freed once.
+        unsafe {
+            let out = message((*resp).status_code, &(*resp).error_msg).map(|()| (*resp).value);
+            destroy_verify_winning_post_response(resp);
+            for p in held {
+                destroy_boxed_slice(p.proof);
+            }
+            out
+        }
+    }
+
+    #[test]
+    fn winning_and_window_through_the_c_abi() {
+        let f = fixture(34);
+        let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
+
+        // Winning: C value 0 is StackedDrgWinning2KiBV1.
+        let vanilla = [boxed(&f.vanilla(RegisteredPoStProof::StackedDrgWinning2KiBV1))];
+        let list = slice_ref_slice_boxed_uint8_t { ptr: vanilla.as_ptr(), len: 1 };
+        // SAFETY: locals outlive the call; the response is freed once below.
+        let resp = unsafe { generate_winning_post_with_vanilla(0, &rand, &pid, list) };
+        let winning = unsafe {
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let p = proofs_of(&(*resp).value);
+            destroy_generate_winning_post_response(resp);
+            p
+        };
+        assert_eq!(winning.len(), 1);
+        assert_eq!((winning[0].0, winning[0].1.len()), (0, 192));
+        assert_eq!(verify(&f, 0, false, &winning), Ok(true));
+
+        // Wrong type for the call, invalid enum, NULL randomness, empty list.
+        for (rp, r, l, expect) in [
+            (10, &rand as *const _, list, "not a Winning"),
+            (77, &rand, list, "invalid RegisteredPoStProof"),
+            (0, std::ptr::null(), list, "randomness is NULL"),
+            (0, &rand, slice_ref_slice_boxed_uint8_t { ptr: std::ptr::null(), len: 0 }, "empty"),
+            (0, &rand, slice_ref_slice_boxed_uint8_t { ptr: std::ptr::null(), len: 3 }, "NULL pointer"),
+        ] {
+            // SAFETY: NULLs are part of the contract; locals outlive the call.
+            let resp = unsafe { generate_winning_post_with_vanilla(rp, r, &pid, l) };
+            unsafe {
+                let err = message((*resp).status_code, &(*resp).error_msg).unwrap_err();
+                assert!(err.contains(expect), "{expect}: {err}");
+                assert_eq!((*resp).value.len, 0);
+                destroy_generate_winning_post_response(resp);
+            }
+        }
+        for v in vanilla {
+            // SAFETY: allocated above, freed once.
+            unsafe { destroy_boxed_slice(v) };
+        }
+
+        // Window: C value 10 is StackedDrgWindow2KiBV1_1 (api V1_2).
+        let vanilla = [boxed(&f.vanilla(RegisteredPoStProof::StackedDrgWindow2KiBV1_2))];
+        let list = slice_ref_slice_boxed_uint8_t { ptr: vanilla.as_ptr(), len: 1 };
+        // SAFETY: as above.
+        let resp = unsafe { generate_window_post_with_vanilla(10, &rand, &pid, list) };
+        let whole = unsafe {
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            assert_eq!((*resp).value.faulty_sectors.len, 0);
+            let p = proofs_of(&(*resp).value.proofs);
+            destroy_generate_window_post_response(resp);
+            p
+        };
+        assert_eq!((whole[0].0, whole[0].1.len()), (10, 192));
+        assert_eq!(verify(&f, 10, true, &whole), Ok(true));
+
+        // Per partition, then merged.
+        let resp = unsafe { generate_single_window_post_with_vanilla(10, &rand, &pid, list, 0) };
+        let part = unsafe {
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let p = &(*resp).value.partition_proof;
+            assert_eq!(p.registered_proof, 10);
+            let bytes = std::slice::from_raw_parts(p.proof.ptr, p.proof.len).to_vec();
+            destroy_generate_single_window_post_with_vanilla_response(resp);
+            bytes
+        };
+        let parts = [boxed(&part)];
+        let resp = unsafe { merge_window_post_partition_proofs(10, slice_ref_slice_boxed_uint8_t { ptr: parts.as_ptr(), len: 1 }) };
+        let merged = unsafe {
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let p = &(*resp).value;
+            let out = (p.registered_proof, std::slice::from_raw_parts(p.proof.ptr, p.proof.len).to_vec());
+            destroy_merge_window_post_partition_proofs_response(resp);
+            out
+        };
+        assert_eq!(verify(&f, 10, true, &[merged]), Ok(true));
+        let garbage = [(10, vec![0xffu8; 192])];
+        assert_ne!(verify(&f, 10, true, &garbage), Ok(true));
+        for v in vanilla.into_iter().chain(parts) {
+            // SAFETY: allocated above, freed once.
+            unsafe { destroy_boxed_slice(v) };
+        }
+    }
+}

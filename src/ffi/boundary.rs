@@ -6,9 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use anyhow::Result;
 
-use super::types::{
-    slice_boxed_uint8_t, FCPResponseStatus, Result_bool_t, Result_slice_boxed_uint8_t,
-};
+use super::types::*;
 
 /// A value a response carries: what it is on error, and how it is freed.
 pub trait CValue {
@@ -32,6 +30,55 @@ impl CValue for slice_boxed_uint8_t {
     unsafe fn release(self) {
         // SAFETY: forwarded from the trait's contract.
         unsafe { self.free() }
+    }
+}
+
+impl CValue for slice_boxed_PoStProof_t {
+    fn on_error() -> Self {
+        Self::from_vec(Vec::new())
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.free() }
+    }
+}
+
+impl CValue for PoStProof_t {
+    fn on_error() -> Self {
+        Self { registered_proof: 0, proof: slice_boxed_uint8_t::empty() }
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.proof.free() }
+    }
+}
+
+impl CValue for GenerateWindowPoSt_t {
+    fn on_error() -> Self {
+        Self { proofs: slice_boxed_PoStProof_t::on_error(), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) }
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe {
+            self.proofs.free();
+            self.faulty_sectors.free();
+        }
+    }
+}
+
+impl CValue for GenerateSingleWindowPoStWithVanilla_t {
+    fn on_error() -> Self {
+        Self {
+            partition_proof: PartitionSnarkProof_t { registered_proof: 0, proof: slice_boxed_uint8_t::empty() },
+            faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()),
+        }
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe {
+            self.partition_proof.proof.free();
+            self.faulty_sectors.free();
+        }
     }
 }
 
@@ -70,6 +117,10 @@ macro_rules! response {
 
 response!(Result_slice_boxed_uint8_t, slice_boxed_uint8_t);
 response!(Result_bool_t, bool);
+response!(Result_slice_boxed_PoStProof_t, slice_boxed_PoStProof_t);
+response!(Result_PoStProof_t, PoStProof_t);
+response!(Result_GenerateWindowPoSt_t, GenerateWindowPoSt_t);
+response!(Result_GenerateSingleWindowPoStWithVanilla_t, GenerateSingleWindowPoStWithVanilla_t);
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -84,11 +135,24 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Runs `body` for the export `name` and boxes its outcome. Errors carry anyhow's
 /// `Debug` form (message plus `Caused by:` chain), as stock's `catch_panic_response`.
 pub fn respond<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
+    respond_as(name, |e| format!("{e:?}"), body)
+}
+
+/// `respond` with the error's `Display` form, as stock's Window PoSt generators.
+pub fn respond_display<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
+    respond_as(name, |e| e.to_string(), body)
+}
+
+fn respond_as<R: Response>(
+    name: &str,
+    message: fn(&anyhow::Error) -> String,
+    body: impl FnOnce() -> Result<R::Value>,
+) -> *mut R {
     super::logging::init();
     log::debug!("{name}: start");
     let response = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => R::ok(value),
-        Ok(Err(e)) => R::err(format!("{e:?}")),
+        Ok(Err(e)) => R::err(message(&e)),
         Err(payload) => R::err(panic_message(payload.as_ref())),
     };
     log::debug!("{name}: end");

@@ -3,13 +3,32 @@
 
 use anyhow::{bail, Result};
 
-use super::types::{slice_boxed_uint8_t, slice_ref_uint8_t, uint8_32_array_t};
+use super::types::*;
+
+/// Hands `v` to C as a boxed slice's `(ptr, len)`; empty gives a dangling,
+/// non-NULL pointer, as stock.
+pub fn leak<T>(v: Vec<T>) -> (*mut T, usize) {
+    let boxed = v.into_boxed_slice();
+    let len = boxed.len();
+    (Box::into_raw(boxed).cast(), len)
+}
+
+/// Takes back what `leak` handed out. NULL gives an empty vector.
+///
+/// # Safety
+/// `(ptr, len)` must come from `leak::<T>` and not have been taken back before.
+pub unsafe fn unleak<T>(ptr: *mut T, len: usize) -> Vec<T> {
+    if ptr.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: by the contract above, a leaked `Box<[T]>` of `len` elements.
+    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
+}
 
 impl slice_boxed_uint8_t {
     pub fn from_vec(v: Vec<u8>) -> Self {
-        let boxed: Box<[u8]> = v.into_boxed_slice();
-        let len = boxed.len();
-        Self { ptr: Box::into_raw(boxed).cast(), len }
+        let (ptr, len) = leak(v);
+        Self { ptr, len }
     }
 
     pub fn empty() -> Self {
@@ -22,14 +41,73 @@ impl slice_boxed_uint8_t {
     /// `self` must come from `from_vec` (directly or through `alloc_boxed_slice`)
     /// and not have been freed before.
     pub unsafe fn free(self) {
-        if self.ptr.is_null() {
-            return;
-        }
-        let slice = std::ptr::slice_from_raw_parts_mut(self.ptr, self.len);
-        // SAFETY: by the contract above the pointer and length are those of a
-        // leaked `Box<[u8]>` that nobody else frees.
-        drop(unsafe { Box::from_raw(slice) });
+        // SAFETY: forwarded from this function's contract.
+        drop(unsafe { unleak(self.ptr, self.len) });
     }
+}
+
+impl slice_boxed_uint64_t {
+    pub fn from_vec(v: Vec<u64>) -> Self {
+        let (ptr, len) = leak(v);
+        Self { ptr, len }
+    }
+
+    /// # Safety
+    /// As `slice_boxed_uint8_t::free`.
+    pub unsafe fn free(self) {
+        // SAFETY: forwarded from this function's contract.
+        drop(unsafe { unleak(self.ptr, self.len) });
+    }
+}
+
+impl slice_boxed_PoStProof_t {
+    pub fn from_vec(v: Vec<PoStProof_t>) -> Self {
+        let (ptr, len) = leak(v);
+        Self { ptr, len }
+    }
+
+    /// Frees the list and every proof in it.
+    ///
+    /// # Safety
+    /// As `slice_boxed_uint8_t::free`, for the list and each proof.
+    pub unsafe fn free(self) {
+        // SAFETY: forwarded from this function's contract.
+        for p in unsafe { unleak(self.ptr, self.len) } {
+            // SAFETY: each proof's bytes are owned by the list, freed once.
+            unsafe { p.proof.free() };
+        }
+    }
+}
+
+/// The caller's `len` elements at `ptr`, or an error naming `what` when the
+/// slice is malformed (NULL with a length).
+///
+/// # Safety
+/// A non-NULL `ptr` must point to `len` readable elements that outlive the borrow.
+pub unsafe fn list<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T]> {
+    if ptr.is_null() {
+        if len != 0 {
+            bail!("{what}: NULL pointer with length {len}");
+        }
+        return Ok(&[]);
+    }
+    // SAFETY: non-NULL, and by the contract above valid for `len` elements.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Copies of the caller's buffers.
+///
+/// # Safety
+/// As `list`, for the outer list and each buffer in it.
+pub unsafe fn byte_lists(s: slice_ref_slice_boxed_uint8_t, what: &str) -> Result<Vec<Vec<u8>>> {
+    // SAFETY: forwarded from this function's contract.
+    let outer = unsafe { list(s.ptr, s.len, what)? };
+    outer
+        .iter()
+        .enumerate()
+        // SAFETY: forwarded from this function's contract.
+        .map(|(i, b)| unsafe { list(b.ptr.cast_const(), b.len, &format!("{what}[{i}]")) }.map(<[u8]>::to_vec))
+        .collect()
 }
 
 /// The caller's bytes, or an error naming `what` when the slice is malformed.
@@ -37,14 +115,8 @@ impl slice_boxed_uint8_t {
 /// # Safety
 /// A non-NULL `ptr` must point to `len` readable bytes that outlive the borrow.
 pub unsafe fn bytes<'a>(s: slice_ref_uint8_t, what: &str) -> Result<&'a [u8]> {
-    if s.ptr.is_null() {
-        if s.len != 0 {
-            bail!("{what}: NULL pointer with length {}", s.len);
-        }
-        return Ok(&[]);
-    }
-    // SAFETY: non-NULL, and by the contract above valid for `len` bytes.
-    Ok(unsafe { std::slice::from_raw_parts(s.ptr, s.len) })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { list(s.ptr, s.len, what) }
 }
 
 /// The 32 bytes behind `p`, or an error naming `what` when `p` is NULL.

@@ -4,7 +4,9 @@
 
 mod boundary;
 mod boxed;
+pub mod destroy;
 mod logging;
+pub mod post;
 pub mod seal;
 pub mod slices;
 pub mod types;

@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use filecoin_proofs_api::RegisteredSealProof;
 
 use super::{
-    boundary::{destroy, respond},
+    boundary::respond,
     boxed::{array32, bytes},
     types::*,
 };
@@ -81,20 +81,4 @@ pub unsafe extern "C" fn verify_seal(
         let proof = unsafe { bytes(proof, "proof")? };
         porep::verify_seal(registered, comm_r, comm_d, prover_id, ticket, seed, sector_id, proof)
     })
-}
-
-/// # Safety
-/// `ptr` must be NULL or a response of `seal_commit_phase2(_circuit_proofs)` not yet freed.
-#[no_mangle]
-pub unsafe extern "C" fn destroy_seal_commit_phase2_response(ptr: *mut Result_slice_boxed_uint8_t) {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { destroy(ptr) }
-}
-
-/// # Safety
-/// `ptr` must be NULL or a response of `verify_seal` not yet freed.
-#[no_mangle]
-pub unsafe extern "C" fn destroy_verify_seal_response(ptr: *mut Result_bool_t) {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { destroy(ptr) }
 }

@@ -78,3 +78,118 @@ pub struct Result_bool_t {
     pub error_msg: slice_boxed_uint8_t,
     pub value: bool,
 }
+
+#[repr(C)]
+pub struct slice_boxed_uint64_t {
+    pub ptr: *mut u64,
+    pub len: usize,
+}
+
+/// Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_slice_boxed_uint8_t {
+    pub ptr: *const slice_boxed_uint8_t,
+    pub len: usize,
+}
+
+#[repr(i32)]
+pub enum RegisteredPoStProof {
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING2_KI_B_V1 = 0,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING8_MI_B_V1 = 1,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING512_MI_B_V1 = 2,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING32_GI_B_V1 = 3,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING64_GI_B_V1 = 4,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW2_KI_B_V1 = 5,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW8_MI_B_V1 = 6,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW512_MI_B_V1 = 7,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW32_GI_B_V1 = 8,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW64_GI_B_V1 = 9,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW2_KI_B_V1_1 = 10,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW8_MI_B_V1_1 = 11,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW512_MI_B_V1_1 = 12,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW32_GI_B_V1_1 = 13,
+    REGISTERED_PO_ST_PROOF_STACKED_DRG_WINDOW64_GI_B_V1_1 = 14,
+}
+/// Received as its `int32_t` and validated. Window `*_V1_1` is stock's api `V1_2`.
+pub type RegisteredPoStProof_t = i32;
+
+#[repr(C)]
+pub struct PoStProof_t {
+    pub registered_proof: RegisteredPoStProof_t,
+    pub proof: slice_boxed_uint8_t,
+}
+
+#[repr(C)]
+pub struct PartitionSnarkProof_t {
+    pub registered_proof: RegisteredPoStProof_t,
+    pub proof: slice_boxed_uint8_t,
+}
+
+#[repr(C)]
+pub struct slice_boxed_PoStProof_t {
+    pub ptr: *mut PoStProof_t,
+    pub len: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_PoStProof_t {
+    pub ptr: *const PoStProof_t,
+    pub len: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PublicReplicaInfo_t {
+    pub registered_proof: RegisteredPoStProof_t,
+    pub comm_r: uint8_32_array_t,
+    pub sector_id: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_PublicReplicaInfo_t {
+    pub ptr: *const PublicReplicaInfo_t,
+    pub len: usize,
+}
+
+#[repr(C)]
+pub struct GenerateWindowPoSt_t {
+    pub proofs: slice_boxed_PoStProof_t,
+    pub faulty_sectors: slice_boxed_uint64_t,
+}
+
+#[repr(C)]
+pub struct GenerateSingleWindowPoStWithVanilla_t {
+    pub partition_proof: PartitionSnarkProof_t,
+    pub faulty_sectors: slice_boxed_uint64_t,
+}
+
+#[repr(C)]
+pub struct Result_slice_boxed_PoStProof_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: slice_boxed_PoStProof_t,
+}
+
+#[repr(C)]
+pub struct Result_GenerateWindowPoSt_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: GenerateWindowPoSt_t,
+}
+
+#[repr(C)]
+pub struct Result_GenerateSingleWindowPoStWithVanilla_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: GenerateSingleWindowPoStWithVanilla_t,
+}
+
+#[repr(C)]
+pub struct Result_PoStProof_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: PoStProof_t,
+}

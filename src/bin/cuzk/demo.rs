@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Result};
 use cuzk::{
     api::{params, sample},
-    ffi::{seal, types::*},
+    ffi::{destroy, seal, types::*},
 };
 use filecoin_proofs_api::{RegisteredSealProof, SectorId};
 
@@ -64,7 +64,7 @@ fn c2_through_c_abi(sector: &sample::SealedSector) -> Result<Vec<u8>> {
         (r.status_code, msg, proof)
     };
     // SAFETY: `resp` came from `seal_commit_phase2` and is freed once.
-    unsafe { seal::destroy_seal_commit_phase2_response(resp) };
+    unsafe { destroy::destroy_seal_commit_phase2_response(resp) };
     if status != 0 {
         bail!("seal_commit_phase2 failed: {}", String::from_utf8_lossy(&message));
     }

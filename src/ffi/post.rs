@@ -1,0 +1,215 @@
+//! PoSt exports: Winning and Window SNARKs from vanilla proofs (cuzk's prover),
+//! merging partition proofs, and verification (stock verifiers).
+
+use std::collections::BTreeMap;
+
+use anyhow::{anyhow, ensure, Result};
+use filecoin_proofs_api::{PublicReplicaInfo, RegisteredPoStProof, SectorId};
+
+use super::{
+    boundary::{respond, respond_display},
+    boxed::{array32, byte_lists, list},
+    types::*,
+};
+use crate::api::{params::POST_PROOFS, post};
+
+/// The registered PoSt proof of C enum value `v` (Window `V1_1` is api `V1_2`).
+pub fn post_proof(v: RegisteredPoStProof_t) -> Result<RegisteredPoStProof> {
+    usize::try_from(v)
+        .ok()
+        .and_then(|i| POST_PROOFS.get(i).copied())
+        .ok_or_else(|| anyhow!("invalid RegisteredPoStProof value {v} (expected 0..={})", POST_PROOFS.len() - 1))
+}
+
+/// The C enum value of `rp`.
+fn post_proof_value(rp: RegisteredPoStProof) -> RegisteredPoStProof_t {
+    POST_PROOFS.iter().position(|p| *p == rp).expect("every api PoSt type has a C value") as i32
+}
+
+struct Request {
+    rp: RegisteredPoStProof,
+    randomness: [u8; 32],
+    prover_id: [u8; 32],
+    vanilla: Vec<Vec<u8>>,
+}
+
+/// # Safety
+/// Pointers NULL or readable; the vanilla list and its buffers readable.
+unsafe fn request(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    prover_id: *const uint8_32_array_t,
+    vanilla_proofs: slice_ref_slice_boxed_uint8_t,
+) -> Result<Request> {
+    Ok(Request {
+        rp: post_proof(registered_proof)?,
+        // SAFETY (three): forwarded from this function's contract.
+        randomness: unsafe { array32(randomness, "randomness")? },
+        prover_id: unsafe { array32(prover_id, "prover_id")? },
+        vanilla: unsafe { byte_lists(vanilla_proofs, "vanilla_proofs")? },
+    })
+}
+
+fn post_proofs(rp: RegisteredPoStProof, proof: Vec<u8>) -> slice_boxed_PoStProof_t {
+    slice_boxed_PoStProof_t::from_vec(vec![PoStProof_t {
+        registered_proof: post_proof_value(rp),
+        proof: slice_boxed_uint8_t::from_vec(proof),
+    }])
+}
+
+/// Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.
+///
+/// # Safety
+/// Pointers NULL or readable; the vanilla list and its buffers readable.
+/// Free with `destroy_generate_winning_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_winning_post_with_vanilla(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    prover_id: *const uint8_32_array_t,
+    vanilla_proofs: slice_ref_slice_boxed_uint8_t,
+) -> *mut Result_slice_boxed_PoStProof_t {
+    respond("generate_winning_post_with_vanilla", || {
+        // SAFETY: forwarded from this function's contract.
+        let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
+        let proof = post::winning_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        Ok(post_proofs(r.rp, proof))
+    })
+}
+
+/// Window PoSt SNARK (all partitions) from vanilla proofs.
+///
+/// # Safety
+/// As `generate_winning_post_with_vanilla`; free with `destroy_generate_window_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_window_post_with_vanilla(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    prover_id: *const uint8_32_array_t,
+    vanilla_proofs: slice_ref_slice_boxed_uint8_t,
+) -> *mut Result_GenerateWindowPoSt_t {
+    respond_display("generate_window_post_with_vanilla", || {
+        // SAFETY: forwarded from this function's contract.
+        let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
+        let proof = post::window_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        Ok(GenerateWindowPoSt_t { proofs: post_proofs(r.rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
+    })
+}
+
+/// One Window PoSt partition's SNARK; tagged with the input type.
+///
+/// # Safety
+/// As `generate_winning_post_with_vanilla`; free with
+/// `destroy_generate_single_window_post_with_vanilla_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_single_window_post_with_vanilla(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    prover_id: *const uint8_32_array_t,
+    vanilla_proofs: slice_ref_slice_boxed_uint8_t,
+    partition_index: usize,
+) -> *mut Result_GenerateSingleWindowPoStWithVanilla_t {
+    respond_display("generate_single_window_post_with_vanilla", || {
+        // SAFETY: forwarded from this function's contract.
+        let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
+        let proof = post::single_window_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla, partition_index)?;
+        Ok(GenerateSingleWindowPoStWithVanilla_t {
+            partition_proof: PartitionSnarkProof_t { registered_proof, proof: slice_boxed_uint8_t::from_vec(proof) },
+            faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()),
+        })
+    })
+}
+
+/// Concatenates Window PoSt partition proofs into one proof of the input type.
+///
+/// # Safety
+/// The list and its buffers readable; free with
+/// `destroy_merge_window_post_partition_proofs_response`.
+#[no_mangle]
+pub unsafe extern "C" fn merge_window_post_partition_proofs(
+    registered_proof: RegisteredPoStProof_t,
+    partition_proofs: slice_ref_slice_boxed_uint8_t,
+) -> *mut Result_PoStProof_t {
+    respond("merge_window_post_partition_proofs", || {
+        let rp = post_proof(registered_proof)?;
+        ensure!(rp.typ() == filecoin_proofs::PoStType::Window, "{rp:?} is not a Window PoSt proof type");
+        // SAFETY: forwarded from this function's contract.
+        let parts = unsafe { byte_lists(partition_proofs, "partition_proofs")? };
+        ensure!(!parts.is_empty(), "partition_proofs is an empty list");
+        let parts = parts.into_iter().map(filecoin_proofs::PartitionSnarkProof).collect::<Vec<_>>();
+        let merged = filecoin_proofs_api::post::merge_window_post_partition_proofs(rp, parts)?;
+        Ok(PoStProof_t { registered_proof, proof: slice_boxed_uint8_t::from_vec(merged) })
+    })
+}
+
+/// Public replicas keyed by sector, and the proofs' (type, bytes) pairs.
+///
+/// # Safety
+/// Both lists and every proof buffer readable.
+unsafe fn verify_inputs(
+    replicas: slice_ref_PublicReplicaInfo_t,
+    proofs: slice_ref_PoStProof_t,
+) -> Result<(BTreeMap<SectorId, PublicReplicaInfo>, Vec<(RegisteredPoStProof, Vec<u8>)>)> {
+    // SAFETY: forwarded from this function's contract.
+    let replicas = unsafe { list(replicas.ptr, replicas.len, "replicas")? };
+    ensure!(!replicas.is_empty(), "replicas is an empty list");
+    let mut map = BTreeMap::new();
+    for r in replicas {
+        map.insert(SectorId::from(r.sector_id), PublicReplicaInfo::new(post_proof(r.registered_proof)?, r.comm_r.idx));
+    }
+    // SAFETY: forwarded from this function's contract.
+    let proofs = unsafe { list(proofs.ptr, proofs.len, "proofs")? };
+    ensure!(!proofs.is_empty(), "proofs is an empty list");
+    let proofs = proofs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // SAFETY: forwarded from this function's contract.
+            let bytes = unsafe { list(p.proof.ptr.cast_const(), p.proof.len, &format!("proofs[{i}]"))? };
+            Ok((post_proof(p.registered_proof)?, bytes.to_vec()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((map, proofs))
+}
+
+/// Verifies a Winning PoSt (the bytes of all proofs, concatenated) with stock.
+///
+/// # Safety
+/// Pointers NULL or readable, lists readable; free with `destroy_verify_winning_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn verify_winning_post(
+    randomness: *const uint8_32_array_t,
+    replicas: slice_ref_PublicReplicaInfo_t,
+    proofs: slice_ref_PoStProof_t,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_bool_t {
+    respond("verify_winning_post", || {
+        // SAFETY (three): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let (replicas, proofs) = unsafe { verify_inputs(replicas, proofs)? };
+        let bytes: Vec<u8> = proofs.into_iter().flat_map(|(_, b)| b).collect();
+        filecoin_proofs_api::post::verify_winning_post(&randomness, &bytes, &replicas, prover_id)
+    })
+}
+
+/// Verifies a Window PoSt with stock, from (type, bytes) pairs.
+///
+/// # Safety
+/// As `verify_winning_post`; free with `destroy_verify_window_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn verify_window_post(
+    randomness: *const uint8_32_array_t,
+    replicas: slice_ref_PublicReplicaInfo_t,
+    proofs: slice_ref_PoStProof_t,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_bool_t {
+    respond("verify_window_post", || {
+        // SAFETY (three): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let (replicas, proofs) = unsafe { verify_inputs(replicas, proofs)? };
+        let pairs: Vec<(RegisteredPoStProof, &[u8])> = proofs.iter().map(|(rp, b)| (*rp, b.as_slice())).collect();
+        filecoin_proofs_api::post::verify_window_post(&randomness, &pairs, &replicas, prover_id)
+    })
+}
