@@ -6,6 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use cuzk::api::{params, post, sample};
+use filecoin_proofs::PoStType;
 use filecoin_proofs_api::{
     post as stock, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
 };
@@ -52,7 +53,7 @@ impl Drop for Fixture {
 fn winning_post_verifies_with_stock() {
     let f = fixture(31);
     let rp = RegisteredPoStProof::StackedDrgWinning2KiBV1;
-    let proof = post::winning_post_with_vanilla(rp, f.randomness, f.sector.prover_id, &[f.vanilla(rp)]).unwrap();
+    let proof = post::post_with_vanilla(PoStType::Winning, rp, f.randomness, f.sector.prover_id, &[f.vanilla(rp)]).unwrap();
     assert_eq!(proof.len(), 192);
     assert!(stock::verify_winning_post(&f.randomness, &proof, &f.replicas(rp), f.sector.prover_id).unwrap());
     let mut other = f.randomness;
@@ -65,7 +66,7 @@ fn window_post_whole_and_per_partition_verify_with_stock() {
     let f = fixture(32);
     let rp = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
     let vanilla = vec![f.vanilla(rp)];
-    let whole = post::window_post_with_vanilla(rp, f.randomness, f.sector.prover_id, &vanilla).unwrap();
+    let whole = post::post_with_vanilla(PoStType::Window, rp, f.randomness, f.sector.prover_id, &vanilla).unwrap();
     assert_eq!(whole.len(), 192);
     assert!(stock::verify_window_post(&f.randomness, &[(rp, &whole)], &f.replicas(rp), f.sector.prover_id).unwrap());
     let part = post::single_window_post_with_vanilla(rp, f.randomness, f.sector.prover_id, &vanilla, 0).unwrap();
@@ -79,14 +80,14 @@ fn bad_post_inputs_are_errors() {
     let vanilla = f.vanilla(win);
     let pid = f.sector.prover_id;
     let err = |r: anyhow::Result<Vec<u8>>| format!("{:#}", r.unwrap_err());
-    assert!(err(post::winning_post_with_vanilla(window, f.randomness, pid, &[vanilla.clone()])).contains("not a Winning"));
-    assert!(err(post::window_post_with_vanilla(win, f.randomness, pid, &[vanilla.clone()])).contains("not a Window"));
-    assert!(err(post::winning_post_with_vanilla(win, f.randomness, pid, &[])).contains("empty"));
-    assert!(err(post::winning_post_with_vanilla(win, f.randomness, pid, &[vec![1, 2, 3]])).contains("not a"));
+    assert!(err(post::post_with_vanilla(PoStType::Winning, window, f.randomness, pid, &[vanilla.clone()])).contains("not a Winning"));
+    assert!(err(post::post_with_vanilla(PoStType::Window, win, f.randomness, pid, &[vanilla.clone()])).contains("not a Window"));
+    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[])).contains("empty"));
+    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[vec![1, 2, 3]])).contains("not a"));
     let big = RegisteredPoStProof::StackedDrgWinning32GiBV1;
-    let msg = err(post::winning_post_with_vanilla(big, f.randomness, pid, &[vanilla.clone()]));
+    let msg = err(post::post_with_vanilla(PoStType::Winning, big, f.randomness, pid, &[vanilla.clone()]));
     assert!(msg.contains("vanilla"), "{msg}");
-    assert!(err(post::winning_post_with_vanilla(win, f.randomness, pid, &[vanilla.clone(), vanilla])).contains("takes 1"));
+    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[vanilla.clone(), vanilla])).contains("takes 1"));
 }
 
 mod c_abi {

@@ -12,7 +12,11 @@ use filecoin_proofs::{
 };
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredUpdateProof};
 use rand::rngs::OsRng;
-use storage_proofs_core::{compound_proof::CompoundProof, merkle::MerkleTreeTrait};
+use storage_proofs_core::{
+    compound_proof::CompoundProof,
+    merkle::MerkleTreeTrait,
+    parameter_cache::{parameter_cache_params_path, parameter_cache_verifying_key_path, CacheableParameters},
+};
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
 use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound};
 use storage_proofs_update::{
@@ -120,12 +124,11 @@ pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
         }
     }
     if families.contains(&Family::SnapDeals) {
-        for &proof in UPDATE_PROOFS.iter().filter(|p| u64::from(p.sector_size()) == sector_size) {
-            let config = proof.as_v1_config();
-            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
-                with_shape!(sector_size, update, &config)
-            })?;
-        }
+        // Not `RegisteredUpdateProof::cache_params_path`: stock derives it from
+        // the PoRep config, so it names the PoRep file.
+        let id = with_shape!(sector_size, update_circuit_id, sector_size)?;
+        let (params, vk) = (parameter_cache_params_path(&id), parameter_cache_verifying_key_path(&id));
+        run(id, params, vk, &|| with_shape!(sector_size, update, sector_size))?;
     }
     Ok(out)
 }
@@ -168,9 +171,15 @@ fn post<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<()> {
     Ok(())
 }
 
-fn update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(config: &PoRepConfig) -> Result<()> {
+/// The circuit id of SnapDeals for `sector_size` (its parameter file's stem).
+pub fn update_circuit_id<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector_size: u64) -> Result<String> {
+    let pp = storage_proofs_update::PublicParams::from_sector_size(sector_size);
+    Ok(<EmptySectorUpdateCompound<Tree> as CacheableParameters<EmptySectorUpdateCircuit<Tree>, _>>::cache_identifier(&pp))
+}
+
+fn update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector_size: u64) -> Result<()> {
     type C<Tree> = EmptySectorUpdateCompound<Tree>;
-    let pp = storage_proofs_update::PublicParams::from_sector_size(u64::from(config.sector_size));
+    let pp = storage_proofs_update::PublicParams::from_sector_size(sector_size);
     <C<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::groth_params(Some(&mut OsRng), &pp)?;
     <C<Tree> as CompoundProof<EmptySectorUpdate<Tree>, EmptySectorUpdateCircuit<Tree>>>::verifying_key(Some(&mut OsRng), &pp)?;
     Ok(())

@@ -25,25 +25,16 @@ enum Scope {
     Partition(usize),
 }
 
-/// `generate_winning_post_with_vanilla`.
-pub fn winning_post_with_vanilla(
+/// `generate_winning_post_with_vanilla` (`typ` Winning) or
+/// `generate_window_post_with_vanilla` (`typ` Window, all partitions concatenated).
+pub fn post_with_vanilla(
+    typ: PoStType,
     rp: RegisteredPoStProof,
     randomness: [u8; 32],
     prover_id: [u8; 32],
     vanilla: &[Vec<u8>],
 ) -> Result<Vec<u8>> {
-    ensure!(rp.typ() == PoStType::Winning, "{rp:?} is not a Winning PoSt proof type");
-    fallback_post(rp, randomness, prover_id, vanilla, Scope::All)
-}
-
-/// `generate_window_post_with_vanilla`: all partitions, concatenated.
-pub fn window_post_with_vanilla(
-    rp: RegisteredPoStProof,
-    randomness: [u8; 32],
-    prover_id: [u8; 32],
-    vanilla: &[Vec<u8>],
-) -> Result<Vec<u8>> {
-    ensure!(rp.typ() == PoStType::Window, "{rp:?} is not a Window PoSt proof type");
+    ensure!(rp.typ() == typ, "{rp:?} is not a {typ:?} PoSt proof type");
     fallback_post(rp, randomness, prover_id, vanilla, Scope::All)
 }
 

@@ -25,38 +25,34 @@ pub unsafe fn unleak<T>(ptr: *mut T, len: usize) -> Vec<T> {
     unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
 }
 
-impl slice_boxed_uint8_t {
-    pub fn from_vec(v: Vec<u8>) -> Self {
-        let (ptr, len) = leak(v);
-        Self { ptr, len }
-    }
+/// `from_vec` and `free` for a boxed slice of plain elements.
+macro_rules! plain_boxed_slice {
+    ($ty:ident, $elem:ty) => {
+        impl $ty {
+            pub fn from_vec(v: Vec<$elem>) -> Self {
+                let (ptr, len) = leak(v);
+                Self { ptr, len }
+            }
 
-    pub fn empty() -> Self {
-        Self::from_vec(Vec::new())
-    }
-
-    /// Frees the buffer. NULL is accepted and ignored.
-    ///
-    /// # Safety
-    /// `self` must come from `from_vec` (directly or through `alloc_boxed_slice`)
-    /// and not have been freed before.
-    pub unsafe fn free(self) {
-        // SAFETY: forwarded from this function's contract.
-        drop(unsafe { unleak(self.ptr, self.len) });
-    }
+            /// Frees the buffer. NULL is accepted and ignored.
+            ///
+            /// # Safety
+            /// `self` must come from `from_vec` (or `alloc_boxed_slice`) and not
+            /// have been freed before.
+            pub unsafe fn free(self) {
+                // SAFETY: forwarded from this function's contract.
+                drop(unsafe { unleak(self.ptr, self.len) });
+            }
+        }
+    };
 }
 
-impl slice_boxed_uint64_t {
-    pub fn from_vec(v: Vec<u64>) -> Self {
-        let (ptr, len) = leak(v);
-        Self { ptr, len }
-    }
+plain_boxed_slice!(slice_boxed_uint8_t, u8);
+plain_boxed_slice!(slice_boxed_uint64_t, u64);
 
-    /// # Safety
-    /// As `slice_boxed_uint8_t::free`.
-    pub unsafe fn free(self) {
-        // SAFETY: forwarded from this function's contract.
-        drop(unsafe { unleak(self.ptr, self.len) });
+impl slice_boxed_uint8_t {
+    pub fn empty() -> Self {
+        Self::from_vec(Vec::new())
     }
 }
 

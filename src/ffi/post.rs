@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, ensure, Result};
+use filecoin_proofs::PoStType;
 use filecoin_proofs_api::{PublicReplicaInfo, RegisteredPoStProof, SectorId};
 
 use super::{
@@ -72,7 +73,7 @@ pub unsafe extern "C" fn generate_winning_post_with_vanilla(
     respond("generate_winning_post_with_vanilla", || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
-        let proof = post::winning_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        let proof = post::post_with_vanilla(PoStType::Winning, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
         Ok(post_proofs(r.rp, proof))
     })
 }
@@ -91,7 +92,7 @@ pub unsafe extern "C" fn generate_window_post_with_vanilla(
     respond_display("generate_window_post_with_vanilla", || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
-        let proof = post::window_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        let proof = post::post_with_vanilla(PoStType::Window, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
         Ok(GenerateWindowPoSt_t { proofs: post_proofs(r.rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
     })
 }
@@ -132,7 +133,7 @@ pub unsafe extern "C" fn merge_window_post_partition_proofs(
 ) -> *mut Result_PoStProof_t {
     respond("merge_window_post_partition_proofs", || {
         let rp = post_proof(registered_proof)?;
-        ensure!(rp.typ() == filecoin_proofs::PoStType::Window, "{rp:?} is not a Window PoSt proof type");
+        ensure!(rp.typ() == PoStType::Window, "{rp:?} is not a Window PoSt proof type");
         // SAFETY: forwarded from this function's contract.
         let parts = unsafe { byte_lists(partition_proofs, "partition_proofs")? };
         ensure!(!parts.is_empty(), "partition_proofs is an empty list");
