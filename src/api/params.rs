@@ -10,7 +10,7 @@ use filecoin_proofs::{
     parameters::{public_params, window_post_public_params, winning_post_public_params},
     DefaultPieceHasher, PoRepConfig, PoStConfig,
 };
-use filecoin_proofs_api::{RegisteredPoStProof, RegisteredUpdateProof};
+use filecoin_proofs_api::RegisteredPoStProof;
 use rand::rngs::OsRng;
 use storage_proofs_core::{
     compound_proof::CompoundProof,
@@ -144,12 +144,6 @@ pub const POST_PROOFS: [RegisteredPoStProof; 15] = {
         StackedDrgWindow2KiBV1_2, StackedDrgWindow8MiBV1_2, StackedDrgWindow512MiBV1_2,
         StackedDrgWindow32GiBV1_2, StackedDrgWindow64GiBV1_2,
     ]
-};
-
-/// The update proof types of the C ABI, in the order of its enum values.
-pub const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = {
-    use RegisteredUpdateProof::*;
-    [StackedDrg2KiBV1, StackedDrg8MiBV1, StackedDrg512MiBV1, StackedDrg32GiBV1, StackedDrg64GiBV1]
 };
 
 fn porep<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<()> {
