@@ -1,9 +1,93 @@
-//! Generates include/cuzk.h from src/ffi with cbindgen.
+//! Generates include/cuzk.h from src/ffi with cbindgen and, with the `cuda`
+//! feature, compiles the GPU engine in cuda/ with nvcc.
 
-use std::{env, fs, path::Path};
+use std::{
+    env, fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 fn main() {
+    generate_header();
+    if env::var_os("CARGO_FEATURE_CUDA").is_some() {
+        compile_cuda();
+    }
+}
+
+/// Architectures compiled by default: Turing to Blackwell, plus PTX of the
+/// newest so that later GPUs can JIT it.
+const DEFAULT_CUDA_ARCHS: &str = "75,80,86,89,90,120";
+
+fn compile_cuda() {
+    println!("cargo:rerun-if-changed=cuda");
+    println!("cargo:rerun-if-env-changed=NVCC");
+    println!("cargo:rerun-if-env-changed=CUZK_CUDA_ARCHS");
+    let nvcc = env::var("NVCC").unwrap_or_else(|_| "nvcc".into());
+    match Command::new(&nvcc).arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        _ => panic!(
+            "the `cuda` feature needs the CUDA compiler, but `{nvcc} --version` failed. Install the \
+             CUDA toolkit (>= 12), or run `eval \"$(../shared/tools/cuda-toolchain.sh)\"`, or set NVCC \
+             to the nvcc binary; build without `--features cuda` for the CPU-only library."
+        ),
+    }
+    let archs = env::var("CUZK_CUDA_ARCHS").unwrap_or_else(|_| DEFAULT_CUDA_ARCHS.into());
+    let archs: Vec<&str> = archs.split(',').map(str::trim).filter(|a| !a.is_empty()).collect();
+    assert!(
+        !archs.is_empty() && archs.iter().all(|a| a.chars().all(|c| c.is_ascii_digit())),
+        "CUZK_CUDA_ARCHS must list compute capabilities such as 80,90 (got {archs:?})"
+    );
+    let sppark = env::var("DEP_SPPARK_ROOT").expect("the sppark crate did not export its headers");
+    let blst = env::var("DEP_BLST_C_SRC").expect("the blst crate did not export its sources");
+
+    let mut build = cc::Build::new();
+    build
+        .cuda(true)
+        .cudart("static")
+        .include(&sppark)
+        .include(&blst)
+        .flag("-std=c++17")
+        .flag("-t0")
+        .define("FEATURE_BLS12_381", None)
+        .define("TAKE_RESPONSIBILITY_FOR_ERROR_MESSAGE", None)
+        .flag("-Xcompiler")
+        .flag("-Wno-unused-function")
+        .flag("-Xcompiler")
+        .flag("-Wno-subobject-linkage");
+    if blst_uses_adx() {
+        // Host-side field code of sppark calls blst's mulx/adx entry points
+        // exactly when blst itself was built with them.
+        build.define("__ADX__", None);
+    }
+    for arch in &archs {
+        build.flag(format!("-gencode=arch=compute_{arch},code=sm_{arch}"));
+    }
+    let newest = archs.iter().max_by_key(|a| a.parse::<u32>().unwrap()).unwrap();
+    build.flag(format!("-gencode=arch=compute_{newest},code=compute_{newest}"));
+    let mut sources: Vec<PathBuf> = fs::read_dir("cuda")
+        .expect("cuda/ is missing")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    sources.sort();
+    build.files(&sources).compile("cuzk_cuda");
+}
+
+/// Mirrors blst's build: ADX when target-cpu asks for it, else when the host has it.
+fn blst_uses_adx() -> bool {
+    let rustflags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    if rustflags.contains("target-cpu=") {
+        return env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default().split(',').any(|f| f == "adx");
+    }
+    #[cfg(target_arch = "x86_64")]
+    return std::is_x86_feature_detected!("adx");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
+fn generate_header() {
     println!("cargo:rerun-if-changed=src/ffi");
+    println!("cargo:rerun-if-changed=src/lib.rs");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     let dir = env::var("CARGO_MANIFEST_DIR").unwrap();
     let config = cbindgen::Config::from_file(Path::new(&dir).join("cbindgen.toml"))

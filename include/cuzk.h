@@ -182,6 +182,11 @@ typedef struct slice_ref_uint8 {
 typedef int32_t RegisteredSealProof_t;
 
 /**
+ * Received as its `int32_t` and validated: an out-of-range value is an error.
+ */
+typedef int32_t RegisteredUpdateProof_t;
+
+/**
  * Frees a response of `seal_commit_phase2(_circuit_proofs)`.
  *
  * # Safety
@@ -244,6 +249,22 @@ void destroy_verify_winning_post_response(Result_bool_t *ptr);
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_verify_window_post_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `generate_empty_sector_update_proof(_with_vanilla)`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_generate_proof_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `verify_empty_sector_update_proof`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_verify_proof_response(Result_bool_t *ptr);
 
 /**
  * Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.
@@ -362,5 +383,47 @@ slice_boxed_uint8_t alloc_boxed_slice(size_t size);
  * `ptr` must come from `alloc_boxed_slice` (unchanged) and not be freed twice.
  */
 void destroy_boxed_slice(slice_boxed_uint8_t ptr);
+
+/**
+ * The update SNARK (`partitions x 192` bytes) from one vanilla proof per partition.
+ *
+ * # Safety
+ * Pointers NULL or readable; the vanilla list and its buffers readable.
+ * Free with `destroy_empty_sector_update_generate_proof_response`.
+ */
+Result_slice_boxed_uint8_t *generate_empty_sector_update_proof_with_vanilla(RegisteredUpdateProof_t registered_proof,
+                                                                                   slice_ref_slice_boxed_uint8_t vanilla_proofs,
+                                                                                   const uint8_32_array_t *comm_r_old,
+                                                                                   const uint8_32_array_t *comm_r_new,
+                                                                                   const uint8_32_array_t *comm_d_new);
+
+/**
+ * The update SNARK from the sector key and the updated replica (and their caches).
+ *
+ * # Safety
+ * Pointers NULL or readable; each path slice readable for its length.
+ * Free with `destroy_empty_sector_update_generate_proof_response`.
+ */
+Result_slice_boxed_uint8_t *generate_empty_sector_update_proof(RegisteredUpdateProof_t registered_proof,
+                                                                      const uint8_32_array_t *comm_r_old,
+                                                                      const uint8_32_array_t *comm_r_new,
+                                                                      const uint8_32_array_t *comm_d_new,
+                                                                      slice_ref_uint8_t sector_key_path,
+                                                                      slice_ref_uint8_t sector_key_cache_dir_path,
+                                                                      slice_ref_uint8_t replica_path,
+                                                                      slice_ref_uint8_t replica_cache_path);
+
+/**
+ * Verifies an update SNARK (stock verifier).
+ *
+ * # Safety
+ * Pointers NULL or readable; `proof` readable for its length.
+ * Free with `destroy_empty_sector_update_verify_proof_response`.
+ */
+Result_bool_t *verify_empty_sector_update_proof(RegisteredUpdateProof_t registered_proof,
+                                                       slice_ref_uint8_t proof,
+                                                       const uint8_32_array_t *comm_r_old,
+                                                       const uint8_32_array_t *comm_r_new,
+                                                       const uint8_32_array_t *comm_d_new);
 
 #endif  /* CUZK_H */

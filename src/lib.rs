@@ -7,4 +7,7 @@ pub mod api;
 pub mod circuit;
 pub mod engine;
 pub mod ffi;
+/// cbindgen:ignore
+#[cfg(feature = "cuda")]
+pub mod gpu;
 pub mod groth16;

@@ -154,7 +154,7 @@ mod c_abi {
         let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
 
         // Winning: C value 0 is StackedDrgWinning2KiBV1.
-        let vanilla = [boxed(&f.vanilla(RegisteredPoStProof::StackedDrgWinning2KiBV1))];
+        let vanilla = [boxed(&f.vanilla(filecoin_proofs_api::RegisteredPoStProof::StackedDrgWinning2KiBV1))];
         let list = slice_ref_slice_boxed_uint8_t { ptr: vanilla.as_ptr(), len: 1 };
         // SAFETY: locals outlive the call; the response is freed once below.
         let resp = unsafe { generate_winning_post_with_vanilla(0, &rand, &pid, list) };
@@ -191,7 +191,7 @@ mod c_abi {
         }
 
         // Window: C value 10 is StackedDrgWindow2KiBV1_1 (api V1_2).
-        let vanilla = [boxed(&f.vanilla(RegisteredPoStProof::StackedDrgWindow2KiBV1_2))];
+        let vanilla = [boxed(&f.vanilla(filecoin_proofs_api::RegisteredPoStProof::StackedDrgWindow2KiBV1_2))];
         let list = slice_ref_slice_boxed_uint8_t { ptr: vanilla.as_ptr(), len: 1 };
         // SAFETY: as above.
         let resp = unsafe { generate_window_post_with_vanilla(10, &rand, &pid, list) };

@@ -6,4 +6,5 @@ pub mod porep;
 pub mod post;
 pub mod prove;
 pub mod sample;
+pub mod snap;
 mod shape;

@@ -3,6 +3,7 @@
 //! `partitions x 192`.
 
 use anyhow::{anyhow, ensure, Context, Result};
+use blstrs::Scalar as Fr;
 use filecoin_hashers::Hasher;
 use filecoin_proofs::{
     as_safe_commitment, partition_vanilla_proofs,
@@ -11,14 +12,14 @@ use filecoin_proofs::{
 };
 use filecoin_proofs_api::RegisteredPoStProof;
 use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
-use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCompound, PublicSector};
+use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector};
 
 use super::{prove::prove_circuits, shape::with_shape};
 use crate::{engine::srs_cache, groth16::PROOF_BYTES};
 
 /// Which proof of a PoSt type to build.
 #[derive(Clone, Copy, Debug)]
-enum Scope {
+pub enum Scope {
     /// Every partition the vanilla proofs make up.
     All,
     /// Only the partition with this index (the vanilla proofs are its sectors').
@@ -57,7 +58,6 @@ fn fallback_post(
     vanilla: &[Vec<u8>],
     scope: Scope,
 ) -> Result<Vec<u8>> {
-    ensure!(!vanilla.is_empty(), "vanilla_proofs is an empty list");
     let size = u64::from(rp.sector_size());
     with_shape!(size, fallback_post_typed, rp, randomness, prover_id, vanilla, scope)
 }
@@ -74,6 +74,34 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
     vanilla: &[Vec<u8>],
     scope: Scope,
 ) -> Result<Vec<u8>> {
+    let PostCircuits { circuits, public_inputs } = partition_circuits::<Tree>(rp, randomness, prover_id, vanilla, scope)?;
+    let pk = srs_cache::get(&rp.circuit_identifier()?, &rp.cache_params_path()?)
+        .with_context(|| format!("{rp:?} parameters"))?;
+    let proofs = prove_circuits(&pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
+    for p in &proofs {
+        out.extend_from_slice(&p.to_bytes());
+    }
+    Ok(out)
+}
+
+/// The circuits of the partitions a PoSt proves, with the public inputs the
+/// verifier derives for each.
+pub struct PostCircuits<Tree: 'static + MerkleTreeTrait> {
+    pub circuits: Vec<FallbackPoStCircuit<Tree>>,
+    pub public_inputs: Vec<Vec<Fr>>,
+}
+
+/// Checks the vanilla proofs against `rp` and builds the circuit of each
+/// partition `scope` selects, as stock's `circuit_proofs` does.
+pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
+    rp: RegisteredPoStProof,
+    randomness: [u8; 32],
+    prover_id: [u8; 32],
+    vanilla: &[Vec<u8>],
+    scope: Scope,
+) -> Result<PostCircuits<Tree>> {
+    ensure!(!vanilla.is_empty(), "vanilla_proofs is an empty list");
     let config = rp.as_v1_config();
     let sector_proofs = vanilla
         .iter()
@@ -134,7 +162,7 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
             vec![single_partition_vanilla_proofs(&config, &pub_params.vanilla_params, &pub_inputs, &sector_proofs)?]
         }
     };
-    // As stock's `circuit_proofs`: partition k of the proofs handed over.
+    // Partition k of the proofs handed over.
     let mut circuits = Vec::with_capacity(partitioned.len());
     let mut inputs = Vec::with_capacity(partitioned.len());
     for (k, proof) in partitioned.iter().enumerate() {
@@ -151,12 +179,5 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
             Some(k),
         )?);
     }
-    let pk = srs_cache::get(&rp.circuit_identifier()?, &rp.cache_params_path()?)
-        .with_context(|| format!("{rp:?} parameters"))?;
-    let proofs = prove_circuits(&pk, circuits, inputs, &format!("{rp:?}"))?;
-    let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
-    for p in &proofs {
-        out.extend_from_slice(&p.to_bytes());
-    }
-    Ok(out)
+    Ok(PostCircuits { circuits, public_inputs: inputs })
 }

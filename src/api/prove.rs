@@ -2,7 +2,7 @@
 //! circuit, check its inputs against what the verifier derives, prove with
 //! cuzk's Groth16 prover, and verify before accepting the proof.
 
-use std::time::Instant;
+use std::{sync::Arc, time::Instant};
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use bellperson::{
@@ -14,13 +14,14 @@ use rand::rngs::OsRng;
 
 use crate::{
     circuit::synthesize,
-    groth16::{prove, random_rs, Proof, ProvingKey},
+    engine::prover::prove,
+    groth16::{random_rs, Proof, ProvingKey},
 };
 
 /// Proves `circuits[k]` with public inputs `public_inputs[k]` (without the
 /// leading one) under `pk`; `what` names the proof type in errors and logs.
 pub fn prove_circuits<C: Circuit<Fr>>(
-    pk: &ProvingKey,
+    pk: &Arc<ProvingKey>,
     circuits: Vec<C>,
     public_inputs: Vec<Vec<Fr>>,
     what: &str,

@@ -1,5 +1,6 @@
 //! A throwaway sealed sector, made with the stock crates (add piece, PC1, PC2,
-//! C1): real inputs for the demo, the tests and the benchmarks.
+//! C1), and its SnapDeals update: real inputs for the demo, the tests and the
+//! benchmarks.
 
 use std::{
     fs::{File, OpenOptions},
@@ -10,7 +11,7 @@ use std::{
 use anyhow::{Context, Result};
 use filecoin_proofs_api::{
     seal::{self, SealCommitPhase1Output},
-    PieceInfo, RegisteredSealProof, SectorId, UnpaddedBytesAmount,
+    update, PieceInfo, RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -44,12 +45,6 @@ pub fn seal_sector(registered_proof: RegisteredSealProof, dir: &Path, seed: u64)
         b[31] &= 0x3f;
     }
     let sector_id = 1 + (seed % 1000);
-    let size = u64::from(registered_proof.sector_size());
-    let piece_len = UnpaddedBytesAmount::from(filecoin_proofs::PaddedBytesAmount(size));
-    let mut data = vec![0u8; u64::from(piece_len) as usize];
-    let mut drng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-    drng.fill_bytes(&mut data);
-
     let (staged, sealed, cache) = (dir.join("staged"), dir.join("sealed"), dir.join("cache"));
     std::fs::create_dir_all(&cache)?;
     File::create(&sealed)?;
@@ -57,11 +52,7 @@ pub fn seal_sector(registered_proof: RegisteredSealProof, dir: &Path, seed: u64)
     let mut timed = |name: &'static str, start: Instant| stages.push((name, start.elapsed()));
 
     let t = Instant::now();
-    let staged_file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged)?;
-    let (piece, _) = seal::add_piece(registered_proof, &data[..], &staged_file, piece_len, &[])
-        .context("add_piece")?;
-    drop(staged_file);
-    let pieces: Vec<PieceInfo> = vec![piece];
+    let pieces = vec![random_piece(registered_proof, &staged, seed ^ 0x5eed)?];
     timed("add_piece", t);
 
     let t = Instant::now();
@@ -108,6 +99,64 @@ pub fn seal_sector(registered_proof: RegisteredSealProof, dir: &Path, seed: u64)
         comm_d,
         c1_json,
         stages,
+    })
+}
+
+/// Writes one piece of seeded random data filling a sector into `staged`.
+fn random_piece(registered_proof: RegisteredSealProof, staged: &Path, seed: u64) -> Result<PieceInfo> {
+    let size = u64::from(registered_proof.sector_size());
+    let piece_len = UnpaddedBytesAmount::from(filecoin_proofs::PaddedBytesAmount(size));
+    let mut data = vec![0u8; u64::from(piece_len) as usize];
+    ChaCha8Rng::seed_from_u64(seed).fill_bytes(&mut data);
+    let staged_file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(staged)?;
+    let (piece, _) = seal::add_piece(registered_proof, &data[..], &staged_file, piece_len, &[]).context("add_piece")?;
+    Ok(piece)
+}
+
+/// A sealed sector's SnapDeals update: new data encoded into a new replica.
+pub struct UpdatedSector {
+    pub registered_proof: RegisteredUpdateProof,
+    pub comm_r_old: [u8; 32],
+    pub comm_r_new: [u8; 32],
+    pub comm_d_new: [u8; 32],
+}
+
+/// Encodes fresh seeded random data into the sector `seal_sector` left in `dir`
+/// (its `sealed` file is the sector key), writing `dir/update` and `dir/update-cache`.
+pub fn update_sector(sector: &SealedSector, dir: &Path, seed: u64) -> Result<UpdatedSector> {
+    let registered_proof = update_proof_of(sector.registered_proof)?;
+    let (staged, replica, cache) = (dir.join("staged-update"), dir.join("update"), dir.join("update-cache"));
+    std::fs::create_dir_all(&cache)?;
+    File::create(&replica)?.set_len(u64::from(sector.registered_proof.sector_size()))?;
+    let piece = random_piece(sector.registered_proof, &staged, seed)?;
+    let encoded = update::empty_sector_update_encode_into(
+        registered_proof,
+        &replica,
+        &cache,
+        dir.join("sealed"),
+        dir.join("cache"),
+        &staged,
+        &[piece],
+    )
+    .context("empty_sector_update_encode_into")?;
+    Ok(UpdatedSector {
+        registered_proof,
+        comm_r_old: sector.comm_r,
+        comm_r_new: encoded.comm_r_new,
+        comm_d_new: encoded.comm_d_new,
+    })
+}
+
+/// The update proof type of sectors sealed as `rp`.
+fn update_proof_of(rp: RegisteredSealProof) -> Result<RegisteredUpdateProof> {
+    use filecoin_proofs::constants::*;
+    Ok(match u64::from(rp.sector_size()) {
+        SECTOR_SIZE_2_KIB => RegisteredUpdateProof::StackedDrg2KiBV1,
+        SECTOR_SIZE_8_MIB => RegisteredUpdateProof::StackedDrg8MiBV1,
+        SECTOR_SIZE_512_MIB => RegisteredUpdateProof::StackedDrg512MiBV1,
+        SECTOR_SIZE_32_GIB => RegisteredUpdateProof::StackedDrg32GiBV1,
+        SECTOR_SIZE_64_GIB => RegisteredUpdateProof::StackedDrg64GiBV1,
+        other => anyhow::bail!("no update proof for {other} byte sectors"),
     })
 }
 

@@ -1,3 +1,4 @@
 //! Process-global state of the prover.
 
+pub mod prover;
 pub mod srs_cache;

@@ -1,7 +1,7 @@
 //! Conversions between Rust-owned buffers and their C form, and the borrowed
 //! inputs' checks. The only place that builds or frees `slice_boxed_*`.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Result};
 
 use super::types::*;
 
@@ -113,6 +113,18 @@ pub unsafe fn byte_lists(s: slice_ref_slice_boxed_uint8_t, what: &str) -> Result
 pub unsafe fn bytes<'a>(s: slice_ref_uint8_t, what: &str) -> Result<&'a [u8]> {
     // SAFETY: forwarded from this function's contract.
     unsafe { list(s.ptr, s.len, what) }
+}
+
+/// A file system path given as UTF-8 bytes (as stock reads them).
+///
+/// # Safety
+/// As `bytes`.
+pub unsafe fn path(s: slice_ref_uint8_t, what: &str) -> Result<std::path::PathBuf> {
+    // SAFETY: forwarded from this function's contract.
+    let b = unsafe { bytes(s, what)? };
+    ensure!(!b.is_empty(), "{what} is empty");
+    let s = std::str::from_utf8(b).map_err(|e| anyhow::anyhow!("{what} is not UTF-8: {e}"))?;
+    Ok(s.into())
 }
 
 /// The 32 bytes behind `p`, or an error naming `what` when `p` is NULL.

@@ -84,3 +84,23 @@ pub unsafe extern "C" fn destroy_verify_window_post_response(ptr: *mut Result_bo
     // SAFETY: forwarded from this function's contract.
     unsafe { destroy(ptr) }
 }
+
+/// Frees a response of `generate_empty_sector_update_proof(_with_vanilla)`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_generate_proof_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `verify_empty_sector_update_proof`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_verify_proof_response(ptr: *mut Result_bool_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}

@@ -9,4 +9,5 @@ mod logging;
 pub mod post;
 pub mod seal;
 pub mod slices;
+pub mod snap;
 pub mod types;

@@ -114,6 +114,17 @@ pub enum RegisteredPoStProof {
 /// Received as its `int32_t` and validated. Window `*_V1_1` is stock's api `V1_2`.
 pub type RegisteredPoStProof_t = i32;
 
+#[repr(i32)]
+pub enum RegisteredUpdateProof {
+    REGISTERED_UPDATE_PROOF_STACKED_DRG2_KI_B_V1 = 0,
+    REGISTERED_UPDATE_PROOF_STACKED_DRG8_MI_B_V1 = 1,
+    REGISTERED_UPDATE_PROOF_STACKED_DRG512_MI_B_V1 = 2,
+    REGISTERED_UPDATE_PROOF_STACKED_DRG32_GI_B_V1 = 3,
+    REGISTERED_UPDATE_PROOF_STACKED_DRG64_GI_B_V1 = 4,
+}
+/// Received as its `int32_t` and validated: an out-of-range value is an error.
+pub type RegisteredUpdateProof_t = i32;
+
 #[repr(C)]
 pub struct PoStProof_t {
     pub registered_proof: RegisteredPoStProof_t,

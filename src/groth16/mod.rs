@@ -2,6 +2,8 @@
 //! (H through NTTs, the MSMs, assembly) and the proof encoding. Backend-agnostic
 //! data in, proof out; the CPU implementations of NTT and MSM live here too.
 
+pub mod backend;
+pub mod cpu;
 pub mod msm;
 pub mod ntt;
 pub mod params;
@@ -11,4 +13,5 @@ pub mod synthetic_srs;
 
 pub use params::ProvingKey;
 pub use proof::{Proof, PROOF_BYTES};
-pub use prover::{prove, random_rs};
+pub use backend::{Backend, G1Query};
+pub use prover::{prove, prove_with, random_rs};

@@ -1,39 +1,19 @@
-//! The Groth16 prover on the CPU: data in (a synthesized circuit, a proving key,
-//! the randomisers r and s), proof out.
+//! The Groth16 prover: data in (a synthesized circuit, a proving key, the
+//! randomisers r and s), proof out; the heavy steps run on a [`Backend`].
 
 use anyhow::{ensure, Result};
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use ff::Field;
 use group::{prime::PrimeCurveAffine, Curve};
-use rayon::prelude::*;
 
-use super::{msm, ntt::Domain, params::ProvingKey, proof::Proof};
+use super::{
+    backend::{Backend, G1Query},
+    cpu::Cpu,
+    ntt::Domain,
+    params::ProvingKey,
+    proof::Proof,
+};
 use crate::circuit::Synthesized;
-
-/// Coefficients of `H(x) = (A(x) B(x) - C(x)) / Z(x)`, `domain - 1` of them.
-///
-/// A, B and C are given by their evaluations on the subgroup; interpolate, move to
-/// the coset `gH` where Z is a non-zero constant, divide there, interpolate back.
-pub fn h_coefficients(a: Vec<Fr>, b: Vec<Fr>, c: Vec<Fr>) -> Result<Vec<Fr>> {
-    let domain = Domain::new(a.len())?;
-    let to_coset = |mut v: Vec<Fr>| {
-        v.resize(domain.size(), Fr::ZERO);
-        domain.intt(&mut v);
-        domain.coset_ntt(&mut v);
-        v
-    };
-    let (mut a, (b, c)) = rayon::join(|| to_coset(a), || rayon::join(|| to_coset(b), || to_coset(c)));
-    let z_inv = domain.vanishing_on_coset_inverse();
-    a.par_iter_mut()
-        .zip(b.par_iter().zip(c.par_iter()))
-        .for_each(|(a, (b, c))| *a = (*a * b - c) * z_inv);
-    drop((b, c));
-    domain.icoset_ntt(&mut a);
-    // deg H <= n - 2: the top coefficient is zero for a satisfied circuit, and
-    // the SRS carries n - 1 points for H.
-    a.truncate(domain.size() - 1);
-    Ok(a)
-}
 
 /// Checks that `cs` has the shape `pk` was generated for.
 fn check_shape(pk: &ProvingKey, cs: &Synthesized) -> Result<()> {
@@ -74,35 +54,37 @@ fn check_shape(pk: &ProvingKey, cs: &Synthesized) -> Result<()> {
     Ok(())
 }
 
-/// A Groth16 proof of `cs` with randomisers `r`, `s`:
+/// A Groth16 proof of `cs` with randomisers `r`, `s`, on the CPU.
+pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+    prove_with(&Cpu(pk), pk, &cs, r, s)
+}
+
+/// A Groth16 proof of `cs` with randomisers `r`, `s`, its heavy steps on `backend`:
 ///
 /// ```text
 /// A = alpha + sum a_i A_i + r delta
 /// B = beta  + sum b_i B_i + s delta
 /// C = s (sum a_i A_i) + r (sum b_i B_i) + r s delta + s alpha + r beta + H + L
 /// ```
-pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
-    check_shape(pk, &cs)?;
-    let Synthesized { a, b, c, inputs, aux, a_aux_density, b_input_density, b_aux_density } = cs;
-
+pub fn prove_with(backend: &dyn Backend, pk: &ProvingKey, cs: &Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+    check_shape(pk, cs)?;
     let start = std::time::Instant::now();
-    let h = h_coefficients(a, b, c)?;
-    let ntt_done = start.elapsed();
+    let h_acc = backend.h_term(&cs.a, &cs.b, &cs.c)?;
+    let h_done = start.elapsed();
 
-    let a_scalars: Vec<Fr> = inputs.iter().copied().chain(a_aux_density.select(&aux)).collect();
-    let b_scalars: Vec<Fr> = b_input_density
-        .select(&inputs)
+    let a_scalars: Vec<Fr> = cs.inputs.iter().copied().chain(cs.a_aux_density.select(&cs.aux)).collect();
+    let b_scalars: Vec<Fr> = cs
+        .b_input_density
+        .select(&cs.inputs)
         .into_iter()
-        .chain(b_aux_density.select(&aux))
+        .chain(cs.b_aux_density.select(&cs.aux))
         .collect();
 
-    let h_acc = msm::msm_g1(&pk.h, &h);
-    drop(h);
-    let l_acc = msm::msm_g1(&pk.l, &aux);
-    let a_acc = msm::msm_g1(&pk.a, &a_scalars);
-    let b1_acc = msm::msm_g1(&pk.b_g1, &b_scalars);
-    let b2_acc = msm::msm_g2(&pk.b_g2, &b_scalars);
-    log::debug!("cuzk prover: H via NTT {ntt_done:?}, MSMs {:?}", start.elapsed() - ntt_done);
+    let l_acc = backend.msm_g1(G1Query::L, &cs.aux)?;
+    let a_acc = backend.msm_g1(G1Query::A, &a_scalars)?;
+    let b1_acc = backend.msm_g1(G1Query::BG1, &b_scalars)?;
+    let b2_acc = backend.msm_b_g2(&b_scalars)?;
+    log::debug!("cuzk prover: H (NTTs and MSM) {h_done:?}, other MSMs {:?}", start.elapsed() - h_done);
 
     Ok(assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc))
 }

@@ -1,0 +1,160 @@
+//! The CUDA backend on its own and against cuzk's CPU path, on the same inputs:
+//! MSM G1 (2^20..2^26) and G2 (2^20..2^24) over device-resident points, the H
+//! polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
+//! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
+//! circuits. Prints one JSON object. Needs a CUDA device.
+//!
+//! `cargo bench --features cuda --bench gpu` (env: CUZK_BENCH_RUNS, default 5;
+//! CUZK_BENCH_MAX_LOG caps every size, default 27; CUZK_BENCH_CPU_MAX_LOG caps
+//! the CPU peer, default 22; CUZK_BENCH_PROOF_LOGS, default "22,24").
+
+use std::{sync::Arc, time::Instant};
+
+use anyhow::{ensure, Context, Result};
+use blstrs::Scalar as Fr;
+use cuzk::{
+    circuit::{synthesize, MulChain},
+    gpu::{self, DevicePoints, GpuProver},
+    groth16::{cpu, msm, prove, prove_with, synthetic_srs},
+};
+use ff::Field;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// One warm-up, then the median of `runs` timings of `f`, in seconds.
+fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
+    let mut out = f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        out = f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok((median(times), out))
+}
+
+fn scalars(n: usize, seed: u64) -> Vec<Fr> {
+    (0..n).into_par_iter().map(|i| Fr::random(ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8)))).collect()
+}
+
+fn row(kind: &str, log: u32, gpu_s: f64, cpu_s: Option<f64>) -> Value {
+    eprintln!("{kind} 2^{log}: gpu {gpu_s:.4} s, cpu {cpu_s:?}");
+    json!({
+        "kind": kind, "log2_size": log, "gpu_median_s": gpu_s, "cpu_median_s": cpu_s,
+        "speedup_vs_cpu": cpu_s.map(|c| c / gpu_s),
+    })
+}
+
+fn main() -> Result<()> {
+    let runs = env_or("CUZK_BENCH_RUNS", 5usize);
+    let max_log = env_or("CUZK_BENCH_MAX_LOG", 27u32);
+    let cpu_max = env_or("CUZK_BENCH_CPU_MAX_LOG", 22u32);
+    let proof_logs: Vec<u32> = std::env::var("CUZK_BENCH_PROOF_LOGS")
+        .unwrap_or_else(|_| "22,24".into())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .filter(|&l| l <= max_log)
+        .collect();
+    let device = gpu::devices().first().context("no usable CUDA device")?;
+    let mut results = Vec::new();
+
+    let g1_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
+    if let Some(&top) = g1_logs.last() {
+        let points = synthetic_srs::g1s(1 << top, &mut ChaCha8Rng::seed_from_u64(1));
+        let all = scalars(1 << top, 2);
+        let t = Instant::now();
+        let on_device = DevicePoints::upload_g1(device, &points)?;
+        eprintln!("uploaded 2^{top} G1 points in {:?}", t.elapsed());
+        for &log in &g1_logs {
+            let s = &all[..1 << log];
+            let (gpu_s, g) = time(runs, || on_device.msm_g1(s))?;
+            let cpu = if log <= cpu_max {
+                let (cpu_s, c) = time(runs, || Ok(msm::msm_g1(&points[..1 << log], s)))?;
+                ensure!(c == g, "G1 MSM 2^{log}: GPU and CPU differ");
+                Some(cpu_s)
+            } else {
+                None
+            };
+            results.push(row("msm_g1", log, gpu_s, cpu));
+        }
+    }
+
+    let g2_logs: Vec<u32> = [20, 22, 24].into_iter().filter(|&l| l <= max_log).collect();
+    if let Some(&top) = g2_logs.last() {
+        let points = synthetic_srs::g2s(1 << top, &mut ChaCha8Rng::seed_from_u64(3));
+        let all = scalars(1 << top, 4);
+        let on_device = DevicePoints::upload_g2(device, &points)?;
+        for &log in &g2_logs {
+            let s = &all[..1 << log];
+            let (gpu_s, g) = time(runs, || on_device.msm_g2(s))?;
+            let cpu = if log <= cpu_max {
+                let (cpu_s, c) = time(runs, || Ok(msm::msm_g2(&points[..1 << log], s)))?;
+                ensure!(c == g, "G2 MSM 2^{log}: GPU and CPU differ");
+                Some(cpu_s)
+            } else {
+                None
+            };
+            results.push(row("msm_g2", log, gpu_s, cpu));
+        }
+    }
+
+    for log in (20..=27).filter(|&l| l <= max_log) {
+        let n = 1usize << log;
+        let (a, b, c) = (scalars(n, 5), scalars(n, 6), scalars(n, 7));
+        let (gpu_s, g) = time(runs, || gpu::h_coefficients(device, &a, &b, &c))?;
+        let cpu = if log <= cpu_max {
+            let (cpu_s, h) = time(runs, || cpu::h_coefficients(&a, &b, &c))?;
+            ensure!(h == g, "H 2^{log}: GPU and CPU differ");
+            Some(cpu_s)
+        } else {
+            None
+        };
+        results.push(row("h_polynomial_ntt", log, gpu_s, cpu));
+    }
+
+    for log in proof_logs {
+        let t = Instant::now();
+        let cs = synthesize(MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 })?;
+        let pk = Arc::new(synthetic_srs::key_for(&cs, log as u64));
+        eprintln!("synthetic 2^{log}: circuit and key in {:?}", t.elapsed());
+        let (r, s) = (Fr::from(11u64), Fr::from(13u64));
+        let t = Instant::now();
+        drop(GpuProver::acquire(&pk).context("a device")??);
+        let upload_s = t.elapsed().as_secs_f64();
+        let (gpu_s, g) = time(runs, || {
+            let gpu = GpuProver::acquire(&pk).context("a device")??;
+            prove_with(&gpu, &pk, &cs, r, s)
+        })?;
+        let cpu = if log <= cpu_max {
+            let (cpu_s, p) = time(runs.min(2), || prove(&pk, cs.clone(), r, s))?;
+            ensure!(p.to_bytes() == g.to_bytes(), "proof 2^{log}: GPU and CPU bytes differ");
+            Some(cpu_s)
+        } else {
+            None
+        };
+        let mut r = row("groth16_proof_synthetic", log, gpu_s, cpu);
+        r["key_upload_s"] = json!(upload_s);
+        results.push(r);
+    }
+
+    let report = json!({
+        "bench": "gpu_groth16",
+        "device": { "name": device.name, "compute_capability": device.compute_capability, "total_bytes": device.total_bytes },
+        "host_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "runs": runs,
+        "results": results,
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}

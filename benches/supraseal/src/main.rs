@@ -1,0 +1,324 @@
+//! Stock supraseal C2 (bellperson 0.27 with `cuda-supraseal`: supraseal-c2 +
+//! sppark) against cuzk's GPU prover and, for small circuits, cuzk's CPU
+//! prover, on the same circuit (synthetic `MulChain`s of 2^k constraints, and
+//! the real 2 KiB PoRep partition circuit of a freshly sealed sector), the same
+//! key (written as a standard `.params` file, which is what supraseal reads)
+//! and the same randomisers r, s, in one run. All must give identical proof
+//! bytes. Prints one JSON object. Needs a CUDA device.
+//!
+//! env: CUZK_BENCH_PROOFS (default "porep-2KiB,22,24,26": log2 sizes of
+//! synthetic circuits, or porep-2KiB), CUZK_BENCH_RUNS (default 3),
+//! CUZK_BENCH_WARMUP (unmeasured runs first, default 1; the first circuit of a
+//! process also pays the JIT of supraseal's kernels), CUZK_BENCH_CPU_MAX_LOG (largest circuit, as log2 of its domain, that the CPU
+//! peer proves; default 22), CUZK_BENCH_TMP (folder for the .params files,
+//! default the system temp dir).
+
+use std::{
+    fs::File,
+    io::{BufWriter, Write},
+    panic::{catch_unwind, AssertUnwindSafe},
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Instant,
+};
+
+use anyhow::{anyhow, ensure, Context, Result};
+use bellperson::{
+    groth16::{create_proof_batch_in_priority, SuprasealParameters},
+    Circuit,
+};
+use blstrs::{Bls12, G1Affine, G2Affine, Scalar as Fr};
+use cuzk::{
+    api::{porep, sample},
+    circuit::{synthesize, MulChain},
+    gpu::{self, GpuProver},
+    groth16::{self, prove_with, synthetic_srs, ProvingKey},
+};
+use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs_api::RegisteredSealProof;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn secs(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64()
+}
+
+fn meminfo_available() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
+
+fn disk_available(dir: &Path) -> Option<u64> {
+    let out = std::process::Command::new("df").arg("-B1").arg("--output=avail").arg(dir).output().ok()?;
+    String::from_utf8(out.stdout).ok()?.lines().nth(1)?.trim().parse().ok()
+}
+
+/// The standard bellperson `.params` layout (what `Parameters::write` writes:
+/// the vk, then h, l, a, b_g1, b_g2 each as a big-endian u32 count and
+/// uncompressed points), serialized in parallel chunks without copying the key.
+fn write_params(pk: &ProvingKey, path: &Path) -> Result<u64> {
+    let mut w = BufWriter::with_capacity(1 << 24, File::create(path)?);
+    pk.vk.write(&mut w)?;
+    fn section<P: Sync, const N: usize>(
+        w: &mut impl Write,
+        points: &[P],
+        enc: impl Fn(&P) -> [u8; N] + Sync,
+    ) -> Result<()> {
+        w.write_all(&u32::try_from(points.len())?.to_be_bytes())?;
+        for chunk in points.chunks(1 << 20) {
+            let bytes: Vec<u8> = chunk.par_iter().flat_map_iter(|p| enc(p)).collect();
+            w.write_all(&bytes)?;
+        }
+        Ok(())
+    }
+    let g1 = |p: &G1Affine| p.to_uncompressed();
+    let g2 = |p: &G2Affine| p.to_uncompressed();
+    section(&mut w, &pk.h, g1)?;
+    section(&mut w, &pk.l, g1)?;
+    section(&mut w, &pk.a, g1)?;
+    section(&mut w, &pk.b_g1, g1)?;
+    section(&mut w, &pk.b_g2, g2)?;
+    let f = w.into_inner().map_err(|e| anyhow!("flush: {e}"))?;
+    f.sync_all()?;
+    Ok(f.metadata()?.len())
+}
+
+fn is_tmpfs(dir: &Path) -> bool {
+    std::process::Command::new("df").arg("--output=fstype").arg(dir).output().ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .is_some_and(|s| s.lines().nth(1).is_some_and(|l| l.trim() == "tmpfs"))
+}
+
+/// Proves `circuit` with cuzk (GPU, and CPU where the circuit is at most
+/// 2^cpu_max) and supraseal; `name` names it in the report and file names.
+fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
+    name: &str,
+    circuit: C,
+    warmup: usize,
+    runs: usize,
+    cpu_max: u32,
+    tmp: &Path,
+) -> Result<Value> {
+    let (r, s) = (Fr::from(11u64), Fr::from(13u64));
+
+    // The key, from a first synthesis (also gives the sizes for the memory checks).
+    let t = Instant::now();
+    let cs = synthesize(circuit.clone())?;
+    let first_synth_s = secs(t);
+    let g1 = std::mem::size_of::<G1Affine>() as u64;
+    let g2 = std::mem::size_of::<G2Affine>() as u64;
+    let n = cs.num_constraints().next_power_of_two() as u64;
+    let log = n.trailing_zeros();
+    let b_len = (cs.b_input_density.count() + cs.b_aux_density.count()) as u64;
+    let key_mem = (n + cs.aux.len() as u64 + (cs.inputs.len() + cs.a_aux_density.count()) as u64 + b_len) * g1
+        + b_len * g2;
+    let file_est = key_mem + (1 << 20); // uncompressed encodings: 96/192 bytes, as in memory
+    if let Some(avail) = meminfo_available() {
+        // cuzk key + supraseal's host copy + two syntheses and margin.
+        // (and the .params file itself when the temp folder is in memory).
+        let need = key_mem + file_est + 4 * (cs.a.len() as u64) * 32 * 2 + if is_tmpfs(tmp) { file_est } else { 0 };
+        ensure!(
+            avail > need,
+            "not enough host memory for {name}: need about {need} bytes, {avail} available"
+        );
+    }
+    if let Some(avail) = disk_available(tmp) {
+        ensure!(avail > file_est, "not enough disk in {} for {name}: need about {file_est} bytes, {avail} available", tmp.display());
+    }
+
+    let t = Instant::now();
+    let pk = Arc::new(synthetic_srs::key_for(&cs, u64::from(log)));
+    let key_gen_s = secs(t);
+    eprintln!("{name}: synthesis {first_synth_s:.2} s, key {key_gen_s:.2} s ({} bytes)", pk.size_bytes());
+
+    let path = tmp.join(format!("cuzk-supraseal-bench-{name}-{}.params", std::process::id()));
+    let t = Instant::now();
+    let file_bytes = write_params(&pk, &path).context("writing the .params file")?;
+    let key_write_s = secs(t);
+    eprintln!("{name}: wrote {} ({file_bytes} bytes) in {key_write_s:.2} s", path.display());
+    drop(cs);
+
+    // cuzk: synthesis, key upload, prove only, synthesis + prove.
+    let t = Instant::now();
+    drop(GpuProver::acquire(&pk).context("no CUDA device")??);
+    let cuzk_key_upload_s = secs(t);
+    let mut synth = Vec::new();
+    let mut prove = Vec::new();
+    let mut total = Vec::new();
+    let mut cuzk_bytes = None;
+    for i in 0..warmup + runs {
+        let t0 = Instant::now();
+        let cs = synthesize(circuit.clone())?;
+        let t1 = Instant::now();
+        let gpu = GpuProver::acquire(&pk).context("no CUDA device")??;
+        let proof = prove_with(&gpu, &pk, &cs, r, s)?;
+        drop(gpu);
+        let p = secs(t1);
+        let all = secs(t0);
+        let bytes = proof.to_bytes().to_vec();
+        if let Some(prev) = &cuzk_bytes {
+            ensure!(prev == &bytes, "cuzk {name}: proof bytes differ between runs");
+        }
+        cuzk_bytes = Some(bytes);
+        if i >= warmup {
+            synth.push(all - p);
+            prove.push(p);
+            total.push(all);
+        }
+        eprintln!("{name}: cuzk run {i}: synthesis {:.3} s, prove {p:.3} s", all - p);
+    }
+    let cuzk_bytes = cuzk_bytes.unwrap();
+
+    // cuzk's CPU prover (synthesis excluded), for circuits small enough.
+    let mut cpu = Vec::new();
+    if log <= cpu_max {
+        let cs = synthesize(circuit.clone())?;
+        for i in 0..runs.min(2) {
+            let t = Instant::now();
+            let proof = groth16::prove(&pk, cs.clone(), r, s)?;
+            cpu.push(secs(t));
+            ensure!(proof.to_bytes().to_vec() == cuzk_bytes, "{name}: cuzk CPU and GPU proof bytes differ");
+            eprintln!("{name}: cuzk CPU run {i}: {:.3} s", cpu[i]);
+        }
+    }
+    drop(pk);
+
+    // supraseal: load the SRS from the file, then prove (it synthesizes inside).
+    let t = Instant::now();
+    let params = SuprasealParameters::<Bls12>::new(path.clone()).context("supraseal could not load the .params file")?;
+    let key_load_s = secs(t);
+    let _ = std::fs::remove_file(&path);
+    eprintln!("{name}: supraseal loaded the SRS in {key_load_s:.2} s");
+    let mut sup = Vec::new();
+    let mut sup_proofs: Vec<Vec<u8>> = Vec::new();
+    for i in 0..warmup + runs {
+        let t = Instant::now();
+        let proofs = create_proof_batch_in_priority(vec![circuit.clone()], &params, vec![r], vec![s])
+            .map_err(|e| anyhow!("supraseal prover: {e}"))?;
+        let el = secs(t);
+        let mut bytes = Vec::new();
+        proofs[0].write(&mut bytes)?;
+        sup_proofs.push(bytes);
+        if i >= warmup {
+            sup.push(el);
+        }
+        eprintln!("{name}: supraseal run {i}: {el:.3} s");
+    }
+    drop(params);
+    // Every run of both provers must give the same bytes; a difference is
+    // reported, not hidden (the supraseal proofs cannot be verified here: the
+    // synthetic key has no trapdoor).
+    let sup_matching = sup_proofs.iter().filter(|b| **b == cuzk_bytes).count();
+    let mut distinct = sup_proofs.clone();
+    distinct.sort();
+    distinct.dedup();
+    let identical = sup_matching == sup_proofs.len();
+    let (sm, cp, ct, cs_) = (median(&sup), median(&prove), median(&total), median(&synth));
+    let cpu_median = (!cpu.is_empty()).then(|| median(&cpu));
+    let out = json!({
+        "circuit": name,
+        "log2_domain": log,
+        "proof_bytes_identical": identical,
+        "supraseal_runs_matching_cuzk": sup_matching,
+        "supraseal_runs": sup_proofs.len(),
+        "supraseal_distinct_proofs": distinct.len(),
+        "proof_hex_cuzk": hex(&cuzk_bytes),
+        "proof_hex_supraseal": sup_proofs.iter().map(|b| hex(b)).collect::<Vec<_>>(),
+        "supraseal_median_s": sm,
+        "cuzk_synthesis_median_s": cs_,
+        "cuzk_prove_only_median_s": cp,
+        "cuzk_synthesis_plus_prove_median_s": ct,
+        "ratio_supraseal_over_cuzk_prove_only": sm / cp,
+        "ratio_supraseal_over_cuzk_synthesis_plus_prove": sm / ct,
+        "cuzk_cpu_prove_only_median_s": cpu_median,
+        "ratio_cuzk_cpu_over_gpu_prove_only": cpu_median.map(|c| c / cp),
+        "runs_s": {
+            "supraseal": sup, "cuzk_synthesis": synth, "cuzk_prove_only": prove,
+            "cuzk_synthesis_plus_prove": total, "cuzk_cpu_prove_only": cpu,
+        },
+        "key": {
+            "host_bytes": key_mem, "file_bytes": file_bytes, "generate_s": key_gen_s,
+            "write_params_s": key_write_s, "supraseal_load_s": key_load_s, "cuzk_upload_s": cuzk_key_upload_s,
+        },
+    });
+    // One line per circuit as soon as it is done, so a run cut short keeps it.
+    eprintln!("RESULT {}", serde_json::to_string(&out)?);
+    Ok(out)
+}
+
+/// `porep-2KiB`, or the log2 size of a synthetic circuit.
+fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path) -> Result<Value> {
+    if which == "porep-2KiB" {
+        let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
+        let parts = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json)?)?;
+        let circuit = parts.circuits.into_iter().next().context("a partition")?;
+        return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+    }
+    let log: u32 = which.parse().with_context(|| format!("{which:?} is neither porep-2KiB nor a log2 size"))?;
+    let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
+    bench_circuit(&format!("synthetic-2^{log}"), circuit, warmup, runs, cpu_max, tmp)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn main() -> Result<()> {
+    let runs = env_or("CUZK_BENCH_RUNS", 3usize).max(1);
+    let cpu_max = env_or("CUZK_BENCH_CPU_MAX_LOG", 22u32);
+    let warmup = env_or("CUZK_BENCH_WARMUP", 1usize);
+    let proofs: Vec<String> = std::env::var("CUZK_BENCH_PROOFS")
+        .unwrap_or_else(|_| "porep-2KiB,22,24,26".into())
+        .split(',')
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let tmp: PathBuf = std::env::var_os("CUZK_BENCH_TMP").map(Into::into).unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&tmp)?;
+    let device = gpu::devices().first().context("no usable CUDA device")?;
+    let mut results = Vec::new();
+    let mut all_ok = true;
+    for which in proofs {
+        let r = catch_unwind(AssertUnwindSafe(|| bench_named(&which, warmup, runs, cpu_max, &tmp)));
+        let v = match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                all_ok = false;
+                eprintln!("{which}: {e:#}");
+                json!({ "circuit": which, "error": format!("{e:#}") })
+            }
+            Err(p) => {
+                all_ok = false;
+                let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+                json!({ "circuit": which, "error": format!("panic: {}", msg.unwrap_or_default()) })
+            }
+        };
+        results.push(v);
+    }
+    let report = json!({
+        "bench": "supraseal_vs_cuzk",
+        "device": { "name": device.name, "compute_capability": device.compute_capability, "total_bytes": device.total_bytes },
+        "host_cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "host_mem_available_bytes_at_start": meminfo_available(),
+        "params_dir": tmp.display().to_string(), "params_dir_is_tmpfs": is_tmpfs(&tmp),
+        "runs": runs,
+        "warmup_runs": warmup,
+        "r": 11, "s": 13,
+        "circuits": "2^k: cuzk::circuit::MulChain { start: 3, links: 2^k - 2 }; porep-2KiB: partition 0 of a sealed 2 KiB V1_1 sector; keys synthetic_srs::key_for(cs, seed = log2 domain)",
+        "all_ok": all_ok,
+        "results": results,
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    std::process::exit(if all_ok { 0 } else { 1 })
+}

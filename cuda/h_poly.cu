@@ -1,0 +1,97 @@
+// H(x) = (A(x) B(x) - C(x)) / Z(x) from the evaluations of A, B and C on the
+// subgroup, with sppark's NTT: interpolate, evaluate on the coset gH (where Z is
+// the constant g^n - 1), combine there, interpolate back from the coset.
+#include <ff/bls12-381.hpp>
+#include <ntt/ntt.cuh>
+
+#include "error.cuh"
+
+// fr_t differs in type between host and device code but not in bytes; scalars
+// cross the launch as plain words.
+struct fr_words_t { uint32_t w[8]; };
+
+__global__ void mul_assign(fr_t* a, const fr_t* b, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        a[i] = a[i] * b[i];
+}
+
+__global__ void sub_scale(fr_t* a, const fr_t* c, fr_words_t z_inv_words, size_t n)
+{
+    const fr_t z_inv = *reinterpret_cast<const fr_t*>(&z_inv_words);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        a[i] = (a[i] - c[i]) * z_inv;
+}
+
+// Subgroup evaluations (len of them, zero-padded to 2^lg_n) to coset evaluations.
+static void to_coset(const gpu_t& gpu, fr_t* d, const fr_t* host, size_t len, uint32_t lg_n)
+{
+    size_t n = (size_t)1 << lg_n;
+    gpu.HtoD(d, host, len);
+    if (len < n)
+        gpu.bzero(d + len, n - len);
+    NTT::Base_dev_ptr(gpu, d, lg_n, NTT::InputOutputOrder::NR,
+                      NTT::Direction::inverse, NTT::Type::standard);
+    NTT::Base_dev_ptr(gpu, d, lg_n, NTT::InputOutputOrder::RN,
+                      NTT::Direction::forward, NTT::Type::coset);
+}
+
+// Device memory released on every path, including a throw.
+struct device_buffer_t {
+    fr_t* ptr = nullptr;
+    ~device_buffer_t() { if (ptr) (void)cudaFree(ptr); }
+};
+
+// The 2^lg_n coefficients of H, left in device memory at *d_h (free it with
+// cuzk_gpu_free). a, b and c hold `len` evaluations each (len <= 2^lg_n);
+// `z_inv` is 1 / (g^n - 1) in Montgomery form. Device memory: two vectors of
+// 2^lg_n scalars. sppark's NTT has no 1-point transform: lg_n >= 1.
+extern "C" RustError cuzk_gpu_h_on_device(int device, const fr_t* a, const fr_t* b,
+                                          const fr_t* c, size_t len, uint32_t lg_n,
+                                          const fr_t* z_inv, fr_t** d_h)
+{
+    *d_h = nullptr;
+    return guarded("H polynomial (NTT)", [&] {
+        if (lg_n == 0 || len > ((size_t)1 << lg_n))
+            throw cuda_error(cudaErrorInvalidValue, "H needs 2 <= 2^lg_n and len <= 2^lg_n");
+        const gpu_t& gpu = select_gpu(device);
+        size_t n = (size_t)1 << lg_n;
+        fr_words_t z;
+        memcpy(&z, z_inv, sizeof(z));
+        device_buffer_t d_a, d_b;
+        CUDA_OK(cudaMalloc(&d_a.ptr, n * sizeof(fr_t)));
+        CUDA_OK(cudaMalloc(&d_b.ptr, n * sizeof(fr_t)));
+        const int blocks = gpu.sm_count() * 4, threads = 256;
+
+        to_coset(gpu, d_b.ptr, b, len, lg_n);
+        to_coset(gpu, d_a.ptr, a, len, lg_n);
+        mul_assign<<<blocks, threads, 0, gpu>>>(d_a.ptr, d_b.ptr, n);
+        CUDA_OK(cudaGetLastError());
+        to_coset(gpu, d_b.ptr, c, len, lg_n);
+        sub_scale<<<blocks, threads, 0, gpu>>>(d_a.ptr, d_b.ptr, z, n);
+        CUDA_OK(cudaGetLastError());
+        NTT::Base_dev_ptr(gpu, d_a.ptr, lg_n, NTT::InputOutputOrder::NN,
+                          NTT::Direction::inverse, NTT::Type::coset);
+        gpu.sync();
+        std::swap(*d_h, d_a.ptr);
+    });
+}
+
+extern "C" RustError cuzk_gpu_h_to_host(int device, const fr_t* d_h, size_t n, fr_t* h)
+{
+    return guarded("copying H to the host", [&] {
+        const gpu_t& gpu = select_gpu(device);
+        gpu.DtoH(h, d_h, n);
+        gpu.sync();
+    });
+}
+
+extern "C" void cuzk_gpu_free(int device, void* d_ptr)
+{
+    (void)guarded("freeing device memory", [&] {
+        select_gpu(device);
+        CUDA_OK(cudaFree(d_ptr));
+    });
+}

@@ -1,0 +1,139 @@
+//! SnapDeals (empty-sector update) SNARKs: the stock update circuit of every
+//! partition, proved and verified by cuzk's prover. Output bytes as stock:
+//! `partitions x 192`.
+
+use std::path::Path;
+
+use anyhow::{anyhow, ensure, Context, Result};
+use blstrs::Scalar as Fr;
+use filecoin_hashers::Domain;
+use filecoin_proofs::{DefaultPieceDomain, SectorUpdateConfig};
+use filecoin_proofs_api::{update as stock, RegisteredUpdateProof};
+use storage_proofs_core::{
+    compound_proof::{self, CompoundProof},
+    proof::ProofScheme,
+    merkle::MerkleTreeTrait,
+    parameter_cache::parameter_cache_params_path,
+};
+use storage_proofs_update::{
+    constants::TreeRHasher, EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
+    SetupParams,
+};
+
+use super::{params::update_circuit_id, prove::prove_circuits, shape::with_shape};
+use crate::{engine::srs_cache, groth16::PROOF_BYTES};
+
+/// The three commitments an update proof is about.
+#[derive(Clone, Copy, Debug)]
+pub struct UpdateCommitments {
+    pub comm_r_old: [u8; 32],
+    pub comm_r_new: [u8; 32],
+    pub comm_d_new: [u8; 32],
+}
+
+/// The circuits of every partition of an update, with the public inputs the
+/// verifier derives for each.
+pub struct UpdateCircuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> {
+    pub circuits: Vec<EmptySectorUpdateCircuit<Tree>>,
+    pub public_inputs: Vec<Vec<Fr>>,
+}
+
+/// `generate_empty_sector_update_proof_with_vanilla`: one serialized
+/// `PartitionProof` per partition, in partition order.
+pub fn update_proof_with_vanilla(
+    rp: RegisteredUpdateProof,
+    vanilla: &[Vec<u8>],
+    comms: UpdateCommitments,
+) -> Result<Vec<u8>> {
+    let size = u64::from(rp.sector_size());
+    with_shape!(size, prove_update, rp, vanilla, comms)
+}
+
+/// `generate_empty_sector_update_proof`: the vanilla proofs read from the sector
+/// key and the updated replica by stock, then the SNARKs by cuzk.
+pub fn update_proof(
+    rp: RegisteredUpdateProof,
+    comms: UpdateCommitments,
+    sector_key: &Path,
+    sector_key_cache: &Path,
+    replica: &Path,
+    replica_cache: &Path,
+) -> Result<Vec<u8>> {
+    let vanilla = stock::generate_partition_proofs(
+        rp,
+        comms.comm_r_old,
+        comms.comm_r_new,
+        comms.comm_d_new,
+        sector_key,
+        sector_key_cache,
+        replica,
+        replica_cache,
+    )
+    .context("generating the SnapDeals vanilla proofs")?;
+    let vanilla: Vec<Vec<u8>> = vanilla.into_iter().map(|p| p.0).collect();
+    update_proof_with_vanilla(rp, &vanilla, comms)
+}
+
+fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    rp: RegisteredUpdateProof,
+    vanilla: &[Vec<u8>],
+    comms: UpdateCommitments,
+) -> Result<Vec<u8>> {
+    let UpdateCircuits { circuits, public_inputs } = partition_circuits::<Tree>(rp, vanilla, comms)?;
+    let size = u64::from(rp.sector_size());
+    let id = update_circuit_id::<Tree>(size)?;
+    let pk = srs_cache::get(&id, &parameter_cache_params_path(&id)).with_context(|| format!("{rp:?} parameters"))?;
+    let proofs = prove_circuits(&pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
+    for p in &proofs {
+        out.extend_from_slice(&p.to_bytes());
+    }
+    Ok(out)
+}
+
+fn domain<D: Domain>(bytes: &[u8; 32], what: &str) -> Result<D> {
+    ensure!(bytes != &[0; 32], "invalid all-zero commitment {what}");
+    D::try_from_bytes(bytes).map_err(|e| anyhow!("{what} is not a field element: {e}"))
+}
+
+/// Checks the vanilla proofs against `rp` and builds the circuit of each partition.
+pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    rp: RegisteredUpdateProof,
+    vanilla: &[Vec<u8>],
+    comms: UpdateCommitments,
+) -> Result<UpdateCircuits<Tree>> {
+    ensure!(!vanilla.is_empty(), "vanilla_proofs is an empty list");
+    let config = SectorUpdateConfig::from_porep_config(&rp.as_v1_config());
+    let partitions = usize::from(config.update_partitions);
+    ensure!(
+        vanilla.len() == partitions,
+        "{rp:?} takes {partitions} partition vanilla proofs, got {}",
+        vanilla.len()
+    );
+    let pub_inputs = PublicInputs {
+        k: partitions,
+        comm_r_old: domain(&comms.comm_r_old, "comm_r_old")?,
+        comm_d_new: domain::<DefaultPieceDomain>(&comms.comm_d_new, "comm_d_new")?,
+        comm_r_new: domain(&comms.comm_r_new, "comm_r_new")?,
+        h: config.h,
+    };
+    let pub_params = <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::setup(&compound_proof::SetupParams {
+        vanilla_params: SetupParams { sector_bytes: u64::from(config.sector_size) },
+        partitions: Some(partitions),
+        priority: false,
+    })?;
+    let vp = &pub_params.vanilla_params;
+    let mut out = UpdateCircuits { circuits: Vec::with_capacity(partitions), public_inputs: Vec::with_capacity(partitions) };
+    for (k, bytes) in vanilla.iter().enumerate() {
+        let proof: PartitionProof<Tree> = bincode::deserialize(bytes)
+            .map_err(|e| anyhow!("vanilla proof {k} is not a {rp:?} partition proof: {e}"))?;
+        // Checked before synthesis: a proof of another sector or size would only
+        // show up as a proof that does not verify.
+        let valid = EmptySectorUpdate::<Tree>::verify(vp, &PublicInputs { k, ..pub_inputs }, &proof)
+            .map_err(|e| anyhow!("vanilla proof {k} is malformed for {rp:?}: {e}"))?;
+        ensure!(valid, "vanilla proof {k} does not verify against these commitments for {rp:?}");
+        out.circuits.push(EmptySectorUpdateCompound::<Tree>::circuit(&pub_inputs, (), &proof, vp, Some(k))?);
+        out.public_inputs.push(EmptySectorUpdateCompound::<Tree>::generate_public_inputs(&pub_inputs, vp, Some(k))?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,98 @@
+//! The CUDA devices cuzk proves on, found once per process. `BELLMAN_NO_GPU`
+//! (any value but "0") turns the GPU off; `CUDA_VISIBLE_DEVICES` is honoured by
+//! the CUDA runtime itself. No usable device means the CPU path, with the
+//! reason logged.
+
+use std::{ffi::CStr, os::raw::c_int, sync::Mutex};
+
+use anyhow::Result;
+use once_cell::sync::Lazy;
+
+use super::sys::{self, check, GpuInfo};
+
+pub struct Device {
+    /// Index among the usable devices (what cuda/ calls `device`).
+    pub index: c_int,
+    pub name: String,
+    pub cuda_ordinal: i32,
+    pub compute_capability: (i32, i32),
+    pub total_bytes: usize,
+    /// Held while a proof runs on the device: one proof at a time per GPU.
+    pub(crate) lock: Mutex<()>,
+}
+
+impl Device {
+    /// Free device memory now.
+    pub fn free_bytes(&self) -> Result<usize> {
+        Ok(info(self.index)?.free_bytes)
+    }
+}
+
+fn info(index: c_int) -> Result<GpuInfo> {
+    let mut info = std::mem::MaybeUninit::<GpuInfo>::zeroed();
+    // SAFETY: `info` is a writable GpuInfo; cuda/devices.cu fills it or errs.
+    check(unsafe { sys::cuzk_gpu_info(index, info.as_mut_ptr()) })?;
+    // SAFETY: zero-initialised and then written by C: every field is valid.
+    Ok(unsafe { info.assume_init() })
+}
+
+fn disabled_by_env() -> bool {
+    std::env::var("BELLMAN_NO_GPU").is_ok_and(|v| v != "0")
+}
+
+fn discover() -> Result<Vec<Device>> {
+    let mut count = 0usize;
+    // SAFETY: `count` is a valid out-pointer.
+    check(unsafe { sys::cuzk_gpu_count(&mut count) })?;
+    (0..count as c_int)
+        .map(|index| {
+            let i = info(index)?;
+            // SAFETY: cuda/devices.cu NUL-terminates the name within its array.
+            let name = unsafe { CStr::from_ptr(i.name.as_ptr()) }.to_string_lossy().into_owned();
+            Ok(Device {
+                index,
+                name,
+                cuda_ordinal: i.cuda_ordinal,
+                compute_capability: (i.major, i.minor),
+                total_bytes: i.total_bytes,
+                lock: Mutex::new(()),
+            })
+        })
+        .collect()
+}
+
+static DEVICES: Lazy<Vec<Device>> = Lazy::new(|| {
+    if disabled_by_env() {
+        log::info!("cuzk: BELLMAN_NO_GPU is set: proving on the CPU");
+        return Vec::new();
+    }
+    match discover() {
+        Ok(devices) if devices.is_empty() => {
+            log::info!("cuzk: no usable CUDA device (compute capability >= 7.0): proving on the CPU");
+            devices
+        }
+        Ok(devices) => {
+            for d in &devices {
+                log::info!(
+                    "cuzk: GPU {} {} (CUDA device {}, sm_{}{}, {} MiB)",
+                    d.index,
+                    d.name,
+                    d.cuda_ordinal,
+                    d.compute_capability.0,
+                    d.compute_capability.1,
+                    d.total_bytes >> 20
+                );
+            }
+            devices
+        }
+        Err(e) => {
+            log::warn!("cuzk: CUDA unavailable ({e:#}): proving on the CPU");
+            Vec::new()
+        }
+    }
+});
+
+/// The usable devices; empty when there is none, or the GPU is turned off.
+pub fn devices() -> &'static [Device] {
+    &DEVICES
+}

@@ -1,0 +1,49 @@
+//! The GPU kernels outside a proof, for tests and benchmarks: points uploaded
+//! once for repeated MSMs, and the H polynomial. Each call takes the device's
+//! lock, as a proof does.
+
+use anyhow::Result;
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
+
+use super::{
+    devices::Device,
+    h_poly::h_on_device,
+    resident::{g1_query, g2_query, Query},
+};
+
+/// Points kept on a device.
+pub struct DevicePoints {
+    device: &'static Device,
+    query: Query,
+}
+
+impl DevicePoints {
+    pub fn upload_g1(device: &'static Device, points: &[G1Affine]) -> Result<Self> {
+        Ok(Self { device, query: g1_query(device.index, points, true)? })
+    }
+
+    pub fn upload_g2(device: &'static Device, points: &[G2Affine]) -> Result<Self> {
+        Ok(Self { device, query: g2_query(device.index, points, true)? })
+    }
+
+    /// MSM over the first `scalars.len()` points of an upload_g1.
+    pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
+        let _busy = self.device.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.query.msm_g1(scalars)
+    }
+
+    /// MSM over the first `scalars.len()` points of an upload_g2.
+    pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        let _busy = self.device.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.query.msm_g2(scalars)
+    }
+}
+
+/// The H coefficients on `device`, as `groth16::cpu::h_coefficients` computes them.
+pub fn h_coefficients(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Vec<Fr>> {
+    let _busy = device.lock.lock().unwrap_or_else(|e| e.into_inner());
+    match h_on_device(device, a, b, c)? {
+        Some(h) => h.to_host(),
+        None => Ok(Vec::new()),
+    }
+}

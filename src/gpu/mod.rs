@@ -1,0 +1,14 @@
+//! The CUDA backend: device discovery, proving keys resident on devices, and
+//! the GPU implementation of the prover's heavy steps. The kernels are in
+//! cuda/ (built by build.rs with nvcc when the `cuda` feature is on).
+
+mod devices;
+mod direct;
+mod h_poly;
+mod prover;
+mod resident;
+mod sys;
+
+pub use devices::{devices, Device};
+pub use direct::{h_coefficients, DevicePoints};
+pub use prover::GpuProver;

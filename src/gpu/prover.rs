@@ -1,0 +1,80 @@
+//! The GPU backend of the Groth16 prover: H through sppark's NTT, and every MSM
+//! (G1 and G2) through sppark's Pippenger over the key's queries on the device.
+
+use std::{
+    sync::{atomic::AtomicUsize, atomic::Ordering, Arc, MutexGuard},
+    time::Instant,
+};
+
+use anyhow::{Context, Result};
+use blstrs::{G1Projective, G2Projective, Scalar as Fr};
+use group::Group;
+
+use super::{
+    devices::{devices, Device},
+    h_poly::h_on_device,
+    resident::{key_on, DeviceKey},
+};
+use crate::groth16::{Backend, G1Query, ProvingKey};
+
+/// A device held for one proof, with the proving key on it.
+pub struct GpuProver {
+    key: Arc<DeviceKey>,
+    device: &'static Device,
+    _busy: MutexGuard<'static, ()>,
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+impl GpuProver {
+    /// A free device (or, when all are busy, the next in turn once it is free)
+    /// with `pk` on it; `None` without a usable GPU.
+    pub fn acquire(pk: &Arc<ProvingKey>) -> Option<Result<Self>> {
+        let all = devices();
+        if all.is_empty() {
+            return None;
+        }
+        let idle = all.iter().find_map(|d| d.lock.try_lock().ok().map(|g| (d, g)));
+        let (device, busy) = idle.unwrap_or_else(|| {
+            let d = &all[NEXT.fetch_add(1, Ordering::Relaxed) % all.len()];
+            (d, d.lock.lock().unwrap_or_else(|e| e.into_inner()))
+        });
+        Some(key_on(device, pk).map(|key| Self { key, device, _busy: busy }))
+    }
+
+    pub fn device(&self) -> &Device {
+        self.device
+    }
+
+    /// Whether the key sits in device memory (else it streams from the host).
+    pub fn key_resident(&self) -> bool {
+        self.key.resident
+    }
+}
+
+impl Backend for GpuProver {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+        let start = Instant::now();
+        let Some(h) = h_on_device(self.device, a, b, c)? else {
+            return Ok(G1Projective::identity());
+        };
+        let ntt = start.elapsed();
+        let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
+        log::debug!("cuzk GPU {}: H NTTs {ntt:?}, H MSM {:?}", self.device.index, start.elapsed() - ntt);
+        Ok(term)
+    }
+
+    fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
+        let k = &self.key;
+        let q = match query {
+            G1Query::L => &k.l,
+            G1Query::A => &k.a,
+            G1Query::BG1 => &k.b_g1,
+        };
+        q.msm_g1(scalars).with_context(|| format!("GPU MSM {query:?}"))
+    }
+
+    fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        self.key.b_g2.msm_g2(scalars).context("GPU MSM B (G2)")
+    }
+}

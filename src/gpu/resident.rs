@@ -1,0 +1,187 @@
+//! Proving keys on a device. A key is uploaded once and kept in VRAM for later
+//! proofs when it fits beside a proof's working memory; otherwise its queries
+//! stay in (pinned) host memory and stream through the GPU at every MSM. Keys
+//! nobody holds any more, then the least recently used idle ones, make room.
+
+use std::{
+    os::raw::c_int,
+    ptr,
+    sync::{Arc, Mutex},
+};
+
+use anyhow::{Context, Result};
+use blst::{blst_p1, blst_p2};
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
+use group::Group;
+use once_cell::sync::Lazy;
+
+use super::{
+    devices::Device,
+    h_poly::DeviceH,
+    sys::{self, check, RawQuery},
+};
+use crate::groth16::ProvingKey;
+
+/// One query object of cuda/srs_msm.cuh, freed with its group's destructor.
+pub struct Query {
+    raw: RawQuery,
+    free: unsafe extern "C" fn(RawQuery),
+}
+
+// SAFETY: the C++ object has no thread affinity; cuzk uses a device's queries
+// only while holding that device's lock, so calls never overlap.
+unsafe impl Send for Query {}
+// SAFETY: as above: shared references never call into C concurrently.
+unsafe impl Sync for Query {}
+
+impl Drop for Query {
+    fn drop(&mut self) {
+        // SAFETY: `raw` came from the matching `*_query_new` and is freed once.
+        unsafe { (self.free)(self.raw) }
+    }
+}
+
+impl Query {
+    /// `sum(scalars[i] * points[i])` over the first `scalars.len()` points. The
+    /// caller holds the device's lock.
+    pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
+        let mut out = G1Projective::identity();
+        let raw: &mut blst_p1 = out.as_mut();
+        // SAFETY: `raw` is a G1 query (made by g1_query) used under the device
+        // lock; the scalars are valid for their length; `out` is a writable
+        // blst_p1, the layout of sppark's jacobian_t<fp_t> (Montgomery X, Y, Z).
+        check(unsafe { sys::cuzk_gpu_g1_msm(self.raw, scalars.as_ptr(), scalars.len(), raw) })?;
+        Ok(out)
+    }
+
+    /// As `msm_g1`, over H's coefficients in device memory.
+    pub fn msm_g1_device(&self, h: &DeviceH) -> Result<G1Projective> {
+        let mut out = G1Projective::identity();
+        let raw: &mut blst_p1 = out.as_mut();
+        // SAFETY: as in msm_g1; `h` holds `h.len()` scalars on this device.
+        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, h.as_ptr(), h.len(), raw) })?;
+        Ok(out)
+    }
+
+    /// As `msm_g1`, for a G2 query.
+    pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        let mut out = G2Projective::identity();
+        let raw: &mut blst_p2 = out.as_mut();
+        // SAFETY: as in msm_g1; blst_p2 is the layout of jacobian_t<fp2_t>.
+        check(unsafe { sys::cuzk_gpu_g2_msm(self.raw, scalars.as_ptr(), scalars.len(), raw) })?;
+        Ok(out)
+    }
+}
+
+pub fn g1_query(device: c_int, points: &[G1Affine], resident: bool) -> Result<Query> {
+    let mut raw = ptr::null_mut();
+    // SAFETY: `points` is valid for its length; a streamed query keeps the
+    // pointer, and DeviceKey keeps the proving key (so the points) alive.
+    check(unsafe { sys::cuzk_gpu_g1_query_new(device, points.as_ptr(), points.len(), resident, &mut raw) })?;
+    Ok(Query { raw, free: sys::cuzk_gpu_g1_query_free })
+}
+
+pub fn g2_query(device: c_int, points: &[G2Affine], resident: bool) -> Result<Query> {
+    let mut raw = ptr::null_mut();
+    // SAFETY: as in g1_query.
+    check(unsafe { sys::cuzk_gpu_g2_query_new(device, points.as_ptr(), points.len(), resident, &mut raw) })?;
+    Ok(Query { raw, free: sys::cuzk_gpu_g2_query_free })
+}
+
+/// The queries of one proving key on one device.
+pub struct DeviceKey {
+    pub device: c_int,
+    pub resident: bool,
+    pub h: Query,
+    pub l: Query,
+    pub a: Query,
+    pub b_g1: Query,
+    pub b_g2: Query,
+    // Declared last: dropped after the queries that may point into it.
+    pub pk: Arc<ProvingKey>,
+}
+
+impl DeviceKey {
+    fn upload(device: c_int, pk: Arc<ProvingKey>, resident: bool) -> Result<Self> {
+        Ok(Self {
+            device,
+            resident,
+            h: g1_query(device, &pk.h, resident)?,
+            l: g1_query(device, &pk.l, resident)?,
+            a: g1_query(device, &pk.a, resident)?,
+            b_g1: g1_query(device, &pk.b_g1, resident)?,
+            b_g2: g2_query(device, &pk.b_g2, resident)?,
+            pk,
+        })
+    }
+}
+
+const G1_AFFINE: usize = 96;
+const G2_AFFINE: usize = 192;
+const G1_BUCKET: usize = 4 * 48;
+const G2_BUCKET: usize = 4 * 96;
+
+/// Device bytes of the bucket table sppark's Pippenger allocates for `n`
+/// points (window size as msm_t picks it).
+fn bucket_bytes(n: usize, bucket: usize) -> usize {
+    let npoints = n.next_multiple_of(32);
+    let lg = |x: usize| (usize::BITS - 1 - x.max(1).leading_zeros()) as usize;
+    let wbits = if npoints > 192 { lg(npoints + npoints / 2).saturating_sub(8).clamp(10, 18) } else { 10 };
+    let nwins = 254 / wbits + 1;
+    nwins * (1 << (wbits - 1)) * (bucket + 4)
+}
+
+/// Device bytes a resident key takes.
+fn resident_bytes(pk: &ProvingKey) -> usize {
+    let g1 = [pk.h.len(), pk.l.len(), pk.a.len(), pk.b_g1.len()];
+    g1.iter().map(|&n| n * G1_AFFINE + bucket_bytes(n, G1_BUCKET)).sum::<usize>()
+        + pk.b_g2.len() * G2_AFFINE
+        + bucket_bytes(pk.b_g2.len(), G2_BUCKET)
+}
+
+/// Device bytes a proof needs beside the key: two NTT vectors, the MSM's
+/// scalars, digits and streamed points, and slack for the runtime.
+pub fn working_bytes(pk: &ProvingKey) -> usize {
+    let n = (pk.h.len() + 1).next_power_of_two();
+    let streamed = [pk.h.len(), pk.l.len(), pk.a.len(), pk.b_g1.len()].into_iter().max().unwrap_or(0);
+    2 * 32 * n + streamed.div_ceil(8) * (32 + 16 * 4 + 2 * G2_AFFINE) + (512 << 20)
+}
+
+static KEYS: Lazy<Mutex<Vec<Arc<DeviceKey>>>> = Lazy::new(Default::default);
+
+/// `pk` on `device`, uploading it if it is not there yet.
+pub fn key_on(device: &Device, pk: &Arc<ProvingKey>) -> Result<Arc<DeviceKey>> {
+    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    // A key only this cache holds can never be asked for again.
+    keys.retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
+    if let Some(at) = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk)) {
+        let key = keys.remove(at);
+        keys.push(key.clone());
+        return Ok(key);
+    }
+    let need = resident_bytes(pk) + working_bytes(pk);
+    let mut free = device.free_bytes()?;
+    while free < need {
+        // Least recently used first; a key in use by a proof stays.
+        let Some(idle) = keys.iter().position(|k| k.device == device.index && Arc::strong_count(k) == 1) else {
+            break;
+        };
+        drop(keys.remove(idle));
+        free = device.free_bytes()?;
+    }
+    let resident = free >= need;
+    if !resident {
+        log::info!(
+            "cuzk: GPU {}: a key of {} MiB does not fit in {} MiB free: streaming it from host memory",
+            device.index,
+            resident_bytes(pk) >> 20,
+            free >> 20
+        );
+    }
+    let key = Arc::new(
+        DeviceKey::upload(device.index, pk.clone(), resident)
+            .with_context(|| format!("uploading the proving key to GPU {}", device.index))?,
+    );
+    keys.push(key.clone());
+    Ok(key)
+}

@@ -1,0 +1,68 @@
+//! Declarations of the extern "C" functions of cuda/ (compiled by build.rs).
+//! Every fallible call returns sppark's error value: code 0, or a CUDA error
+//! code with a message that Rust frees.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use anyhow::{bail, Result};
+use blst::{blst_p1, blst_p2};
+use blstrs::{G1Affine, G2Affine, Scalar as Fr};
+
+/// Mirrors `cuzk_gpu_info_t` in cuda/devices.cu.
+#[repr(C)]
+pub struct GpuInfo {
+    pub name: [c_char; 256],
+    pub cuda_ordinal: c_int,
+    pub major: c_int,
+    pub minor: c_int,
+    pub sm_count: c_int,
+    pub total_bytes: usize,
+    pub free_bytes: usize,
+}
+
+/// An `srs_query_t` object of cuda/srs_msm.cuh.
+pub type RawQuery = *mut c_void;
+
+extern "C" {
+    pub fn cuzk_gpu_count(count: *mut usize) -> sppark::Error;
+    pub fn cuzk_gpu_info(device: c_int, info: *mut GpuInfo) -> sppark::Error;
+    pub fn cuzk_gpu_h_on_device(
+        device: c_int,
+        a: *const Fr,
+        b: *const Fr,
+        c: *const Fr,
+        len: usize,
+        lg_n: u32,
+        z_inv: *const Fr,
+        d_h: *mut *mut Fr,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_h_to_host(device: c_int, d_h: *const Fr, n: usize, h: *mut Fr) -> sppark::Error;
+    pub fn cuzk_gpu_free(device: c_int, d_ptr: *mut c_void);
+    pub fn cuzk_gpu_g1_query_new(
+        device: c_int,
+        points: *const G1Affine,
+        n: usize,
+        resident: bool,
+        out: *mut RawQuery,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_g1_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p1) -> sppark::Error;
+    pub fn cuzk_gpu_g1_msm_device(query: RawQuery, d_scalars: *const Fr, n: usize, out: *mut blst_p1) -> sppark::Error;
+    pub fn cuzk_gpu_g1_query_free(query: RawQuery);
+    pub fn cuzk_gpu_g2_query_new(
+        device: c_int,
+        points: *const G2Affine,
+        n: usize,
+        resident: bool,
+        out: *mut RawQuery,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_g2_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
+    pub fn cuzk_gpu_g2_query_free(query: RawQuery);
+}
+
+/// `Ok` for code 0, else the message of the error.
+pub fn check(err: sppark::Error) -> Result<()> {
+    if err.code == 0 {
+        return Ok(());
+    }
+    bail!("CUDA error {}: {}", err.code, String::from(&err))
+}

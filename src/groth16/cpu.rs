@@ -1,0 +1,61 @@
+//! The CPU backend: cuzk's radix-2 NTTs and blst's Pippenger.
+
+use anyhow::Result;
+use blstrs::{G1Projective, G2Projective, Scalar as Fr};
+use ff::Field;
+use rayon::prelude::*;
+
+use super::{
+    backend::{Backend, G1Query},
+    msm,
+    ntt::Domain,
+    ProvingKey,
+};
+
+pub struct Cpu<'a>(pub &'a ProvingKey);
+
+impl Backend for Cpu<'_> {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+        let h = h_coefficients(a, b, c)?;
+        Ok(msm::msm_g1(&self.0.h, &h))
+    }
+
+    fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
+        let pk = self.0;
+        let bases = match query {
+            G1Query::L => &pk.l,
+            G1Query::A => &pk.a,
+            G1Query::BG1 => &pk.b_g1,
+        };
+        Ok(msm::msm_g1(bases, scalars))
+    }
+
+    fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        Ok(msm::msm_g2(&self.0.b_g2, scalars))
+    }
+}
+
+/// A, B and C are given by their evaluations on the subgroup; interpolate, move
+/// to the coset `gH` where Z is a non-zero constant, divide there, interpolate back.
+pub fn h_coefficients(a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Vec<Fr>> {
+    let domain = Domain::new(a.len())?;
+    let to_coset = |evals: &[Fr]| {
+        let mut v = Vec::with_capacity(domain.size());
+        v.extend_from_slice(evals);
+        v.resize(domain.size(), Fr::ZERO);
+        domain.intt(&mut v);
+        domain.coset_ntt(&mut v);
+        v
+    };
+    let (mut a, (b, c)) = rayon::join(|| to_coset(a), || rayon::join(|| to_coset(b), || to_coset(c)));
+    let z_inv = domain.vanishing_on_coset_inverse();
+    a.par_iter_mut()
+        .zip(b.par_iter().zip(c.par_iter()))
+        .for_each(|(a, (b, c))| *a = (*a * b - c) * z_inv);
+    drop((b, c));
+    domain.icoset_ntt(&mut a);
+    // deg H <= n - 2: the top coefficient is zero for a satisfied circuit, and
+    // the SRS carries n - 1 points for H.
+    a.truncate(domain.size() - 1);
+    Ok(a)
+}

@@ -1,0 +1,182 @@
+//! The GPU backend computes what the CPU computes: MSMs in G1 and G2 (zero
+//! scalars, points at infinity, sizes that are not powers of two), the H
+//! polynomial through NTTs, and — for fixed r and s — the same proof bytes, on
+//! synthetic circuits and on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and
+//! SnapDeals circuits.
+//!
+//! These need a CUDA device and fail without one; run them on the GPU machine
+//! (docs/GPU.md). CI builds them and runs the CPU tests of the `cuda` build.
+#![cfg(feature = "cuda")]
+
+use std::sync::Arc;
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
+use cuzk::{
+    api::{porep, post, sample, snap},
+    circuit::{synthesize, MulChain, Synthesized},
+    gpu::{self, Device, DevicePoints, GpuProver},
+    groth16::{cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
+};
+use ff::Field;
+use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs_api::{
+    post as stock_post, update as stock_update, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
+};
+use group::{prime::PrimeCurveAffine, Group};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+fn device() -> &'static Device {
+    gpu::devices().first().expect("no usable CUDA device: the GPU tests need one")
+}
+
+/// Random scalars with zeros, ones and -1 mixed in.
+fn scalars(n: usize, seed: u64) -> Vec<Fr> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| match i % 7 {
+            0 => Fr::ZERO,
+            3 => Fr::ONE,
+            5 => -Fr::ONE,
+            _ => Fr::random(ChaCha8Rng::seed_from_u64(seed ^ (i as u64) << 8)),
+        })
+        .collect()
+}
+
+fn g1_points(n: usize, seed: u64) -> Vec<G1Affine> {
+    let mut points = synthetic_srs::g1s(n, &mut ChaCha8Rng::seed_from_u64(seed));
+    points.iter_mut().skip(4).step_by(97).for_each(|p| *p = G1Affine::identity());
+    points
+}
+
+fn g2_points(n: usize, seed: u64) -> Vec<G2Affine> {
+    let mut points = synthetic_srs::g2s(n, &mut ChaCha8Rng::seed_from_u64(seed));
+    points.iter_mut().skip(2).step_by(89).for_each(|p| *p = G2Affine::identity());
+    points
+}
+
+#[test]
+fn msm_g1_equals_cpu() {
+    let max = 300_001;
+    let points = g1_points(max, 1);
+    let all = scalars(max, 2);
+    let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
+    for n in [1usize, 2, 31, 32, 33, 1000, 4097, 65_537, max] {
+        let gpu = on_device.msm_g1(&all[..n]).unwrap();
+        assert_eq!(gpu, msm::msm_g1(&points[..n], &all[..n]), "G1 MSM of {n} points (large upload)");
+    }
+    for n in [1usize, 3, 100, 777] {
+        let small = DevicePoints::upload_g1(device(), &points[..n]).unwrap();
+        assert_eq!(small.msm_g1(&all[..n]).unwrap(), msm::msm_g1(&points[..n], &all[..n]), "G1 MSM of {n} points");
+    }
+    let zeros = vec![Fr::ZERO; 1000];
+    assert_eq!(on_device.msm_g1(&zeros).unwrap(), G1Projective::identity());
+    assert!(on_device.msm_g1(&vec![Fr::ONE; max + 1]).is_err(), "more scalars than points must be an error");
+}
+
+#[test]
+fn msm_g2_equals_cpu() {
+    let max = 20_001;
+    let points = g2_points(max, 3);
+    let all = scalars(max, 4);
+    let on_device = DevicePoints::upload_g2(device(), &points).unwrap();
+    for n in [1usize, 33, 1000, max] {
+        let gpu = on_device.msm_g2(&all[..n]).unwrap();
+        assert_eq!(gpu, msm::msm_g2(&points[..n], &all[..n]), "G2 MSM of {n} points");
+    }
+    assert_eq!(on_device.msm_g2(&vec![Fr::ZERO; 64]).unwrap(), G2Projective::identity());
+}
+
+#[test]
+fn h_polynomial_equals_cpu() {
+    for n in [1usize, 2, 5, 1000, 1024, 1025, 1 << 16, (1 << 18) + 3] {
+        let (a, b, c) = (scalars(n, 5), scalars(n, 6), scalars(n, 7));
+        let gpu = gpu::h_coefficients(device(), &a, &b, &c).unwrap();
+        assert_eq!(gpu, cpu::h_coefficients(&a, &b, &c).unwrap(), "H over {n} evaluations");
+    }
+}
+
+fn assert_same_proofs(cs: Synthesized, pk: ProvingKey, what: &str) {
+    let pk = Arc::new(pk);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for (r, s) in [(Fr::random(&mut rng), Fr::random(&mut rng)), (Fr::ZERO, Fr::ZERO)] {
+        let gpu = GpuProver::acquire(&pk).expect("a device").unwrap();
+        let on_gpu = prove_with(&gpu, &pk, &cs, r, s).unwrap();
+        drop(gpu);
+        let on_cpu = prove(&pk, cs.clone(), r, s).unwrap();
+        assert_eq!(on_gpu.to_bytes(), on_cpu.to_bytes(), "{what}: GPU and CPU proofs differ");
+    }
+}
+
+#[test]
+fn proofs_equal_cpu_bytes_on_synthetic_circuits() {
+    for links in [1000usize, (1 << 14) - 7, (1 << 22) - 10] {
+        let cs = synthesize(MulChain { start: Fr::from(3u64), links }).unwrap();
+        let pk = synthetic_srs::key_for(&cs, links as u64);
+        assert_same_proofs(cs, pk, &format!("MulChain of {links} links"));
+    }
+}
+
+#[test]
+fn proofs_equal_cpu_bytes_on_the_2kib_porep_circuit() {
+    let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21).unwrap();
+    let c1 = porep::parse_c1(&sector.c1_json).unwrap();
+    let parts = porep::partition_circuits::<SectorShape2KiB>(c1).unwrap();
+    let cs = synthesize(parts.circuits.into_iter().next().unwrap()).unwrap();
+    let pk = synthetic_srs::key_for(&cs, 2048);
+    assert_same_proofs(cs, pk, "2 KiB PoRep partition");
+}
+
+/// A folder of its own for a sealed sector, removed afterwards.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn proofs_equal_cpu_bytes_on_the_2kib_post_and_snapdeals_circuits() {
+    let dir = TempDir(std::env::temp_dir().join(format!("cuzk-gpu-sector-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let sector = sample::seal_sector(RegisteredSealProof::StackedDrg2KiBV1_1, &dir.0, 23).unwrap();
+
+    let mut randomness = [5u8; 32];
+    randomness[31] &= 0x3f;
+    let sid = SectorId::from(sector.sector_id);
+    for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
+        let challenges = stock_post::generate_fallback_sector_challenges(rp, &randomness, &[sid], sector.prover_id).unwrap();
+        let replica = PrivateReplicaInfo::new(rp, sector.comm_r, dir.0.join("cache"), dir.0.join("sealed"));
+        let vanilla = stock_post::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid]).unwrap();
+        let parts =
+            post::partition_circuits::<SectorShape2KiB>(rp, randomness, sector.prover_id, &[vanilla], post::Scope::All)
+                .unwrap();
+        let cs = synthesize(parts.circuits.into_iter().next().unwrap()).unwrap();
+        let pk = synthetic_srs::key_for(&cs, 2049);
+        assert_same_proofs(cs, pk, &format!("{rp:?}"));
+    }
+
+    let u = sample::update_sector(&sector, &dir.0, 24).unwrap();
+    let vanilla: Vec<Vec<u8>> = stock_update::generate_partition_proofs(
+        u.registered_proof,
+        u.comm_r_old,
+        u.comm_r_new,
+        u.comm_d_new,
+        dir.0.join("sealed"),
+        dir.0.join("cache"),
+        dir.0.join("update"),
+        dir.0.join("update-cache"),
+    )
+    .unwrap()
+    .into_iter()
+    .map(|p| p.0)
+    .collect();
+    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
+    let parts = snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &vanilla, comms).unwrap();
+    let cs = synthesize(parts.circuits.into_iter().next().unwrap()).unwrap();
+    let pk = synthetic_srs::key_for(&cs, 2050);
+    assert_same_proofs(cs, pk, "2 KiB SnapDeals partition");
+}
