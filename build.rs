@@ -27,7 +27,7 @@ fn compile_cuda() {
         Ok(out) if out.status.success() => {}
         _ => panic!(
             "the `cuda` feature needs the CUDA compiler, but `{nvcc} --version` failed. Install the \
-             CUDA toolkit (>= 12), or run `eval \"$(../shared/tools/cuda-toolchain.sh)\"`, or set NVCC \
+             CUDA toolkit (>= 12), or run `eval \"$(scripts/cuda-toolchain.sh)\"` (from the repository), or set NVCC \
              to the nvcc binary; build without `--features cuda` for the CPU-only library."
         ),
     }

@@ -69,6 +69,17 @@ typedef struct slice_boxed_uint8 {
   size_t len;
 } slice_boxed_uint8_t;
 
+typedef struct slice_boxed_slice_boxed_uint8 {
+  slice_boxed_uint8_t *ptr;
+  size_t len;
+} slice_boxed_slice_boxed_uint8_t;
+
+typedef struct Result_slice_boxed_slice_boxed_uint8 {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  slice_boxed_slice_boxed_uint8_t value;
+} Result_slice_boxed_slice_boxed_uint8_t;
+
 typedef struct Result_slice_boxed_uint8 {
   FCPResponseStatus_t status_code;
   slice_boxed_uint8_t error_msg;
@@ -187,6 +198,13 @@ typedef int32_t RegisteredSealProof_t;
 typedef int32_t RegisteredUpdateProof_t;
 
 /**
+ * The names of the GPUs cuzk proves on; an empty list (not an error) where
+ * none is usable or the build has no GPU backend. Free the response with
+ * `destroy_gpu_device_response`.
+ */
+Result_slice_boxed_slice_boxed_uint8_t *get_gpu_devices(void);
+
+/**
  * Frees a response of `seal_commit_phase2(_circuit_proofs)`.
  *
  * # Safety
@@ -265,6 +283,14 @@ void destroy_empty_sector_update_generate_proof_response(Result_slice_boxed_uint
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_empty_sector_update_verify_proof_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `get_gpu_devices`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_gpu_device_response(Result_slice_boxed_slice_boxed_uint8_t *ptr);
 
 /**
  * Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.

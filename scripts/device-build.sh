@@ -5,7 +5,7 @@
 # (benches/supraseal), linked against a stand-in libcuda (scripts/libcuda-stub.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-eval "$(../shared/tools/cuda-toolchain.sh)"
+eval "$(scripts/cuda-toolchain.sh)"
 export CUZK_CUDA_ARCHS=${CUZK_CUDA_ARCHS:-90}
 mkdir -p .device
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo /.device/ >> .git/info/exclude; }

@@ -7,7 +7,7 @@
 # the real driver is loaded.
 set -euo pipefail
 dir=$1
-: "${CUDA_HOME:?run eval \"\$(../shared/tools/cuda-toolchain.sh)\" first}"
+: "${CUDA_HOME:?run eval \"\$(scripts/cuda-toolchain.sh)\" first}"
 mkdir -p "$dir"
 gcc -E -P -I"$CUDA_HOME/include" -x c "$CUDA_HOME/include/cuda.h" \
   | grep -oE '\bcu[A-Z][A-Za-z0-9_]*[[:space:]]*\(' | tr -d ' (' | sort -u \

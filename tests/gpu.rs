@@ -180,3 +180,9 @@ fn proofs_equal_cpu_bytes_on_the_2kib_post_and_snapdeals_circuits() {
     let pk = synthetic_srs::key_for(&cs, 2050);
     assert_same_proofs(cs, pk, "2 KiB SnapDeals partition");
 }
+
+#[test]
+fn get_gpu_devices_lists_the_device() {
+    let names = cuzk::engine::devices::gpu_names();
+    assert_eq!(names.first(), Some(&device().name));
+}

@@ -1,4 +1,5 @@
 //! Process-global state of the prover.
 
+pub mod devices;
 pub mod prover;
 pub mod srs_cache;

@@ -43,6 +43,16 @@ impl CValue for slice_boxed_PoStProof_t {
     }
 }
 
+impl CValue for slice_boxed_slice_boxed_uint8_t {
+    fn on_error() -> Self {
+        Self::from_vec(Vec::new())
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.free() }
+    }
+}
+
 impl CValue for PoStProof_t {
     fn on_error() -> Self {
         Self { registered_proof: 0, proof: slice_boxed_uint8_t::empty() }
@@ -119,6 +129,7 @@ response!(Result_slice_boxed_uint8_t, slice_boxed_uint8_t);
 response!(Result_bool_t, bool);
 response!(Result_slice_boxed_PoStProof_t, slice_boxed_PoStProof_t);
 response!(Result_PoStProof_t, PoStProof_t);
+response!(Result_slice_boxed_slice_boxed_uint8_t, slice_boxed_slice_boxed_uint8_t);
 response!(Result_GenerateWindowPoSt_t, GenerateWindowPoSt_t);
 response!(Result_GenerateSingleWindowPoStWithVanilla_t, GenerateSingleWindowPoStWithVanilla_t);
 

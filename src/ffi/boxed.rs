@@ -56,6 +56,25 @@ impl slice_boxed_uint8_t {
     }
 }
 
+impl slice_boxed_slice_boxed_uint8_t {
+    pub fn from_vec(v: Vec<Vec<u8>>) -> Self {
+        let (ptr, len) = leak(v.into_iter().map(slice_boxed_uint8_t::from_vec).collect());
+        Self { ptr, len }
+    }
+
+    /// Frees the list and every buffer in it.
+    ///
+    /// # Safety
+    /// As `slice_boxed_uint8_t::free`, for the list and each buffer.
+    pub unsafe fn free(self) {
+        // SAFETY: forwarded from this function's contract.
+        for b in unsafe { unleak(self.ptr, self.len) } {
+            // SAFETY: each buffer is owned by the list, freed once.
+            unsafe { b.free() };
+        }
+    }
+}
+
 impl slice_boxed_PoStProof_t {
     pub fn from_vec(v: Vec<PoStProof_t>) -> Self {
         let (ptr, len) = leak(v);

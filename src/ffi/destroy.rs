@@ -104,3 +104,13 @@ pub unsafe extern "C" fn destroy_empty_sector_update_verify_proof_response(ptr: 
     // SAFETY: forwarded from this function's contract.
     unsafe { destroy(ptr) }
 }
+
+/// Frees a response of `get_gpu_devices`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_gpu_device_response(ptr: *mut Result_slice_boxed_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}

@@ -4,6 +4,7 @@
 
 mod boundary;
 mod boxed;
+pub mod info;
 pub mod destroy;
 mod logging;
 pub mod post;

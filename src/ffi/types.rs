@@ -138,6 +138,19 @@ pub struct PartitionSnarkProof_t {
 }
 
 #[repr(C)]
+pub struct slice_boxed_slice_boxed_uint8_t {
+    pub ptr: *mut slice_boxed_uint8_t,
+    pub len: usize,
+}
+
+#[repr(C)]
+pub struct Result_slice_boxed_slice_boxed_uint8_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: slice_boxed_slice_boxed_uint8_t,
+}
+
+#[repr(C)]
 pub struct slice_boxed_PoStProof_t {
     pub ptr: *mut PoStProof_t,
     pub len: usize,
