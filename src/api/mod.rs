@@ -5,6 +5,7 @@ pub mod params;
 pub mod porep;
 pub mod post;
 pub mod prove;
+pub mod random_vanilla;
 pub mod sample;
 pub mod snap;
 mod shape;
