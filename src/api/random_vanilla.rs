@@ -110,8 +110,9 @@ impl<Tree: 'static + MerkleTreeTrait> Shape<Tree> {
         let mut base_leaves = self.nodes;
         let mut upper = Vec::new();
         for arity in [sub, top] {
-            if arity > 0 {
-                base_leaves /= arity;
+            // An arity of 0 means the tree has no such level.
+            if let Some(leaves) = base_leaves.checked_div(arity) {
+                base_leaves = leaves;
                 upper.push(arity);
             }
         }
