@@ -6,5 +6,6 @@ pub mod porep;
 pub mod post;
 pub mod prove;
 pub mod sample;
+pub mod sealing;
 pub mod snap;
 mod shape;
