@@ -24,7 +24,7 @@ pub struct slice_boxed_uint8_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct uint8_32_array_t {
     pub idx: [u8; 32],
 }
@@ -263,7 +263,7 @@ pub struct slice_ref_PublicPieceInfo_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct WriteWithAlignment_t {
     pub comm_p: uint8_32_array_t,
     pub left_alignment_unpadded: u64,
@@ -278,7 +278,7 @@ pub struct Result_WriteWithAlignment_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct WriteWithoutAlignment_t {
     pub comm_p: uint8_32_array_t,
     pub total_write_unpadded: u64,
@@ -292,7 +292,7 @@ pub struct Result_WriteWithoutAlignment_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct GeneratePieceCommitment_t {
     pub comm_p: uint8_32_array_t,
     pub num_bytes_aligned: u64,
@@ -306,7 +306,7 @@ pub struct Result_GeneratePieceCommitment_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct SealPreCommitPhase2_t {
     pub registered_proof: RegisteredSealProof_t,
     pub comm_d: uint8_32_array_t,
