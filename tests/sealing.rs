@@ -152,6 +152,7 @@ impl Sector {
     }
 
     fn prove_and_verify(&self, c1: &[u8], seed: [u8; 32]) -> bool {
+        common::porep_params();
         let pid = a32(self.prover_id);
         // SAFETY: `c1` and `pid` outlive the call.
         let proof = outcome!(unsafe { seal_commit_phase2(slice(c1), self.sector_id, &pid) }, destroy_seal_commit_phase2_response, |r| vec(&r.value))
@@ -167,7 +168,6 @@ impl Sector {
 /// Writes two random pieces filling a 2 KiB sector with `write_with_alignment`,
 /// checks their commitments, and runs PC1 and PC2 through the C ABI.
 fn seal_through_c(rp: i32, name: &str, seed: u64) -> Sector {
-    common::porep_params();
     let dir = Dir::new(name);
     let (cache, staged, sealed) = (dir.join("cache"), dir.join("staged"), dir.join("sealed"));
     fs::create_dir_all(&cache).unwrap();
