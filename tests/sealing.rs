@@ -621,16 +621,19 @@ fn c_program_drives_the_sealing_surface_under_asan() {
     let out = Command::new(&exe)
         .arg(&dir.0)
         .env("FIL_PROOFS_PARAMETER_CACHE", cuzk::api::params::use_local_cache_unless_set())
+        .env("RUST_LOG", "debug")
         .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
         .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
         .output()
         .expect("running the C program");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("seal_pre_commit_phase1: start"), "the log went to stderr, not the descriptor");
     assert!(
         out.status.success(),
         "C program failed\nstdout:\n{stdout}\nstderr (tail):\n{}",
         &stderr[stderr.len().saturating_sub(6000)..]
     );
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    println!("{stdout}");
 }

@@ -1,5 +1,5 @@
 /* Drives the delegated sealing surface through include/cuzk.h as a C caller of
- * filcrypto.h: pieces written through file descriptors, commitments, PC1, PC2,
+ * filcrypto.h: logging to a descriptor, pieces written through file descriptors, commitments, PC1, PC2,
  * C1, unsealing, the cache, the info accessors, and bad input; every response
  * freed with its destructor. Built with -fsanitize=address,undefined by
  * tests/sealing.rs, which passes a folder holding piece0 and piece1 (1016 bytes
@@ -54,6 +54,19 @@ int main(int argc, char **argv) {
   snprintf(staged, sizeof staged, "%s/staged", argv[1]);
   snprintf(unsealed, sizeof unsealed, "%s/unsealed", argv[1]);
   const RegisteredSealProof_t rp = REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_1;
+
+  /* The first call: the library's log goes to this descriptor, which it keeps. */
+  char log_path[4096];
+  snprintf(log_path, sizeof log_path, "%s/log", argv[1]);
+  Result_void_t *l = init_log_fd(open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+  check(l->status_code == 0, "init_log_fd as the first call");
+  destroy_init_log_fd_response(l);
+  int again = open(log_path, O_RDONLY);
+  l = init_log_fd(again);
+  check(l->status_code == 1 && says(l->error_msg, "There is already an active logger"), "init_log_fd twice");
+  destroy_init_log_fd_response(l);
+  check(fcntl(again, F_GETFD) != -1, "a refused log descriptor stays the caller's");
+  close(again);
 
   /* Two pieces into the staged sector, through descriptors. */
   int dst = open(staged, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -153,12 +166,21 @@ int main(int argc, char **argv) {
   d = generate_data_commitment(rp, bad_pieces);
   check(d->status_code == 1 && says(d->error_msg, "NULL pointer"), "NULL pieces");
   destroy_generate_data_commitment_response(d);
-  Result_void_t *l = init_log_fd(-1);
+  l = init_log_fd(-1);
   check(l->status_code == 1 && says(l->error_msg, "not a file descriptor"), "init_log_fd(-1)");
   destroy_init_log_fd_response(l);
   s = get_post_params_cid(-1);
   check(s->status_code == 1 && says(s->error_msg, "invalid RegisteredPoStProof"), "bad PoSt enum");
   destroy_string_response(s);
+
+  /* RUST_LOG=debug: the calls logged their start and end into the descriptor. */
+  static char log_text[1 << 22];
+  int lf = open(log_path, O_RDONLY);
+  ssize_t got = read(lf, log_text, sizeof log_text - 1);
+  close(lf);
+  log_text[got > 0 ? got : 0] = 0;
+  check(strstr(log_text, "seal_pre_commit_phase1: start") != NULL && strstr(log_text, "clear_cache: end") != NULL,
+        "the log went to init_log_fd's descriptor");
 
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
