@@ -658,7 +658,8 @@ void destroy_init_log_fd_response(Result_void_t *ptr);
 
 /**
  * Sends the library's log to `log_fd`, which the library then owns. Works only
- * as the first call into the library; later it fails and leaves `log_fd` open.
+ * before every other call but the `get_*` accessors (as stock); later it fails
+ * and leaves `log_fd` open.
  * Free with `destroy_init_log_fd_response`.
  */
 Result_void_t *init_log_fd(int32_t log_fd);

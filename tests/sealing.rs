@@ -446,8 +446,8 @@ fn init_log_fd_only_works_as_the_first_call() {
     assert!(err.contains("not a file descriptor"), "{err}");
     let err = outcome!(init_log_fd(1 << 20), destroy_init_log_fd_response, |_r| ()).unwrap_err();
     assert!(err.contains("not open"), "{err}");
-    // Any other call sets up the stderr logger first.
-    let _ = string_c(get_seal_version(0));
+    // Any other call but the info accessors sets up the stderr logger first.
+    let _ = data_commitment_c(-1, &[]);
     let dir = Dir::new("log");
     let file = File::create(dir.join("log")).unwrap();
     let err = outcome!(init_log_fd(file.as_raw_fd()), destroy_init_log_fd_response, |_r| ()).unwrap_err();
@@ -529,9 +529,19 @@ fn bad_inputs_are_errors_that_say_what_is_wrong() {
     // SAFETY: bad descriptors are part of the contract under test; the rest borrow live locals.
     let resp = unsafe { unseal_range(V1_1_2KIB, slice(&p), -1, dst.as_raw_fd(), 1, &id, &id, &id, 0, 2032) };
     assert!(outcome!(resp, destroy_unseal_range_response, |_r| ()).unwrap_err().contains("sealed_sector_fd_raw: -1"));
-    // SAFETY: as above.
-    let resp = unsafe { unseal_range(V1_1_2KIB, slice(&missing), src.as_raw_fd(), dst.as_raw_fd(), 1, &id, &id, &id, 0, 2032) };
-    assert!(outcome!(resp, destroy_unseal_range_response, |_r| ()).is_err(), "missing cache");
+    let unseal = |sealed: &File, offset: u64, amount: u64| {
+        // SAFETY: both descriptors are open for the call; the rest borrow live locals.
+        let resp = unsafe { unseal_range(V1_1_2KIB, slice(&p), sealed.as_raw_fd(), dst.as_raw_fd(), 1, &id, &id, &id, offset, amount) };
+        outcome!(resp, destroy_unseal_range_response, |_r| ()).unwrap_err()
+    };
+    let err = unseal(&src, 0, 2032);
+    assert!(err.contains("the sealed sector is 1016 bytes, not 2048"), "{err}");
+    let full = File::open(dir.join("dst")).unwrap();
+    dst.set_len(2048).unwrap();
+    for (offset, amount) in [(0, 2033), (2032, 1), (u64::MAX, 2)] {
+        let err = unseal(&full, offset, amount);
+        assert!(err.contains("ends past the sector's 2032 unpadded bytes"), "{err}");
+    }
     // SAFETY: NULL replica id is part of the contract under test.
     let resp = unsafe { generate_sdr(V1_1_2KIB, slice(&p), std::ptr::null()) };
     assert!(outcome!(resp, destroy_generate_sdr_response, |_r| ()).unwrap_err().contains("replica_id is NULL"));

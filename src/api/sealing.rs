@@ -126,6 +126,15 @@ pub fn unseal_range(
     offset: u64,
     amount: u64,
 ) -> Result<()> {
+    // Stock panics (slicing out of bounds) on a short sector or a range past its end.
+    let user = max_user_bytes(rp);
+    ensure!(
+        offset.checked_add(amount).is_some_and(|end| end <= user),
+        "unseal range {offset}+{amount} ends past the sector's {user} unpadded bytes"
+    );
+    let meta = sealed.metadata().context("sealed sector descriptor")?;
+    let size = u64::from(rp.sector_size());
+    ensure!(!meta.is_file() || meta.len() >= size, "the sealed sector is {} bytes, not {size}", meta.len());
     seal::unseal_range(
         rp,
         cache,

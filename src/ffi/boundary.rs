@@ -193,12 +193,29 @@ pub fn respond_display<R: Response>(name: &str, body: impl FnOnce() -> Result<R:
     respond_as(name, |e| e.to_string(), body)
 }
 
+/// `respond_display` that leaves logging alone, as stock's `get_*` accessors:
+/// they may come before `init_log_fd` without making it fail.
+pub fn respond_accessor<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
+    respond_with(name, |e| e.to_string(), false, body)
+}
+
 fn respond_as<R: Response>(
     name: &str,
     message: fn(&anyhow::Error) -> String,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
-    super::logging::init();
+    respond_with(name, message, true, body)
+}
+
+fn respond_with<R: Response>(
+    name: &str,
+    message: fn(&anyhow::Error) -> String,
+    init_log: bool,
+    body: impl FnOnce() -> Result<R::Value>,
+) -> *mut R {
+    if init_log {
+        super::logging::init();
+    }
     log::debug!("{name}: start");
     let response = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => R::ok(value),

@@ -7,7 +7,7 @@ use anyhow::Result;
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 
 use super::{
-    boundary::{respond, respond_display},
+    boundary::{respond, respond_accessor},
     post::post_proof,
     seal::seal_proof,
     types::*,
@@ -24,13 +24,14 @@ pub extern "C" fn get_gpu_devices() -> *mut Result_slice_boxed_slice_boxed_uint8
     })
 }
 
-/// A string about seal proof `v`; errors in `Display` form, as stock's accessors.
+/// A string about seal proof `v`; errors in `Display` form and logging left
+/// alone, as stock's accessors.
 fn seal_string(
     name: &str,
     v: RegisteredSealProof_t,
     op: fn(RegisteredSealProof) -> Result<String>,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond_display(name, || op(seal_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
+    respond_accessor(name, || op(seal_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
 }
 
 /// A string about PoSt proof `v` (Window `V1_1` is api `V1_2`), as `seal_string`.
@@ -39,7 +40,7 @@ fn post_string(
     v: RegisteredPoStProof_t,
     op: fn(RegisteredPoStProof) -> Result<String>,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond_display(name, || op(post_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
+    respond_accessor(name, || op(post_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
 }
 
 /// The path of the `.params` file of the seal proof's circuit (it need not

@@ -48,7 +48,8 @@ fn init_with_fd(fd: i32) -> Result<()> {
 }
 
 /// Sends the library's log to `log_fd`, which the library then owns. Works only
-/// as the first call into the library; later it fails and leaves `log_fd` open.
+/// before every other call but the `get_*` accessors (as stock); later it fails
+/// and leaves `log_fd` open.
 /// Free with `destroy_init_log_fd_response`.
 #[no_mangle]
 pub extern "C" fn init_log_fd(log_fd: i32) -> *mut Result_void_t {

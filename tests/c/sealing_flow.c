@@ -55,7 +55,11 @@ int main(int argc, char **argv) {
   snprintf(unsealed, sizeof unsealed, "%s/unsealed", argv[1]);
   const RegisteredSealProof_t rp = REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_1;
 
-  /* The first call: the library's log goes to this descriptor, which it keeps. */
+  /* The info accessors leave logging alone, as stock's. */
+  check(string_is(get_seal_version(rp), "StackedDrg2KiBV1_1"), "get_seal_version before init_log_fd");
+  check(get_max_user_bytes_per_staged_sector(rp) == 2032, "get_max_user_bytes_per_staged_sector before init_log_fd");
+
+  /* The first other call: the library's log goes to this descriptor, which it keeps. */
   char log_path[4096];
   snprintf(log_path, sizeof log_path, "%s/log", argv[1]);
   Result_void_t *l = init_log_fd(open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
