@@ -7,5 +7,6 @@ pub mod post;
 pub mod prove;
 pub mod random_vanilla;
 pub mod sample;
+pub mod sealing;
 pub mod snap;
 mod shape;

@@ -157,3 +157,28 @@ pub unsafe fn array32(p: *const uint8_32_array_t, what: &str) -> Result<[u8; 32]
     // SAFETY: non-NULL, and by the contract above readable.
     Ok(unsafe { (*p).idx })
 }
+
+/// The caller's pieces as the api's `PieceInfo`s (copied as stock, unchecked).
+///
+/// # Safety
+/// As `list`.
+pub unsafe fn pieces(s: slice_ref_PublicPieceInfo_t, what: &str) -> Result<Vec<filecoin_proofs_api::PieceInfo>> {
+    // SAFETY: forwarded from this function's contract.
+    let pieces = unsafe { list(s.ptr, s.len, what)? };
+    Ok(pieces
+        .iter()
+        .map(|p| filecoin_proofs_api::PieceInfo {
+            commitment: p.comm_p.idx,
+            size: filecoin_proofs_api::UnpaddedBytesAmount(p.num_bytes),
+        })
+        .collect())
+}
+
+/// The caller's `u64`s.
+///
+/// # Safety
+/// As `list`.
+pub unsafe fn u64s<'a>(s: slice_ref_uint64_t, what: &str) -> Result<&'a [u64]> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { list(s.ptr, s.len, what) }
+}

@@ -4,11 +4,14 @@
 
 mod boundary;
 mod boxed;
+mod fd;
 pub mod info;
+pub mod pieces;
 pub mod destroy;
-mod logging;
+pub mod logging;
 pub mod post;
 pub mod seal;
+pub mod sealing;
 pub mod slices;
 pub mod snap;
 pub mod types;
