@@ -80,12 +80,12 @@ impl<Tree: 'static + MerkleTreeTrait> Shape<Tree> {
         let challenge = rng.gen_range(0..self.nodes);
         let column = |rng: &mut ChaCha8Rng| {
             let rows = (0..self.layers).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
-            ColumnProof::new(rng.gen_range(0..self.nodes) as u32, rows, self.tree_r_path(self.comm_c, rng))
+            ColumnProof::new(rng.gen_range(0..self.nodes) as u32, rows, tree_r_path::<Tree>(self.nodes, self.comm_c, rng))
         };
         let parents = |rng: &mut ChaCha8Rng| (0..TOTAL_PARENTS).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
         Proof {
             comm_d_proofs: binary_path::<DefaultPieceHasher>(self.nodes, self.comm_d, rng),
-            comm_r_last_proof: self.tree_r_path(self.comm_r_last, rng),
+            comm_r_last_proof: tree_r_path::<Tree>(self.nodes, self.comm_r_last, rng),
             replica_column_proofs: ReplicaColumnProof {
                 c_x: column(rng),
                 drg_parents: (0..self.drg_parents).map(|_| column(rng)).collect(),
@@ -97,34 +97,34 @@ impl<Tree: 'static + MerkleTreeTrait> Shape<Tree> {
             encoding_proof: EncodingProof::new(self.layers as u32, challenge as u64, parents(rng)),
         }
     }
+}
 
-    /// An inclusion proof in a tree of Tree's shape over `nodes` leaves with
-    /// root `root`: base levels of `Arity`, then one level each of the sub- and
-    /// top-tree arities.
-    fn tree_r_path(
-        &self,
-        root: <Tree::Hasher as Hasher>::Domain,
-        rng: &mut ChaCha8Rng,
-    ) -> MerkleProof<Tree::Hasher, Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity> {
-        let (base, sub, top) = (Tree::Arity::to_usize(), Tree::SubTreeArity::to_usize(), Tree::TopTreeArity::to_usize());
-        let mut base_leaves = self.nodes;
-        let mut upper = Vec::new();
-        for arity in [sub, top] {
-            // An arity of 0 means the tree has no such level.
-            if let Some(leaves) = base_leaves.checked_div(arity) {
-                base_leaves = leaves;
-                upper.push(arity);
-            }
+/// An inclusion proof in a tree of Tree's shape over `nodes` leaves with root
+/// `root`: base levels of `Arity`, then one level each of the sub- and top-tree
+/// arities.
+fn tree_r_path<Tree: MerkleTreeTrait>(
+    nodes: usize,
+    root: <Tree::Hasher as Hasher>::Domain,
+    rng: &mut ChaCha8Rng,
+) -> MerkleProof<Tree::Hasher, Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity> {
+    let (base, sub, top) = (Tree::Arity::to_usize(), Tree::SubTreeArity::to_usize(), Tree::TopTreeArity::to_usize());
+    let mut base_leaves = nodes;
+    let mut upper = Vec::new();
+    for arity in [sub, top] {
+        // An arity of 0 means the tree has no such level.
+        if let Some(leaves) = base_leaves.checked_div(arity) {
+            base_leaves = leaves;
+            upper.push(arity);
         }
-        let depth = base_leaves.ilog(base) as usize;
-        let level = |arity: usize, rng: &mut ChaCha8Rng| {
-            let siblings = (0..arity - 1).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
-            (siblings, rng.gen_range(0..arity))
-        };
-        let mut path: Vec<_> = (0..depth).map(|_| level(base, rng)).collect();
-        path.extend(upper.into_iter().map(|a| level(a, rng)));
-        MerkleProof::from_parts(Domain::random(rng), root, path)
     }
+    let depth = base_leaves.ilog(base) as usize;
+    let level = |arity: usize, rng: &mut ChaCha8Rng| {
+        let siblings = (0..arity - 1).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
+        (siblings, rng.gen_range(0..arity))
+    };
+    let mut path: Vec<_> = (0..depth).map(|_| level(base, rng)).collect();
+    path.extend(upper.into_iter().map(|a| level(a, rng)));
+    MerkleProof::from_parts(Domain::random(rng), root, path)
 }
 
 fn binary_path<H: Hasher>(nodes: usize, root: H::Domain, rng: &mut ChaCha8Rng) -> MerkleProof<H, U2> {
