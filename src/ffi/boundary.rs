@@ -92,6 +92,42 @@ impl CValue for GenerateSingleWindowPoStWithVanilla_t {
     }
 }
 
+impl CValue for slice_boxed_uint64_t {
+    fn on_error() -> Self {
+        Self::from_vec(Vec::new())
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.free() }
+    }
+}
+
+impl CValue for GenerateFallbackSectorChallenges_t {
+    fn on_error() -> Self {
+        Self { ids: slice_boxed_uint64_t::on_error(), challenges: slice_boxed_slice_boxed_uint64_t::from_vec(Vec::new()) }
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe {
+            self.ids.free();
+            self.challenges.free();
+        }
+    }
+}
+
+impl CValue for () {
+    fn on_error() -> Self {}
+    unsafe fn release(self) {}
+}
+
+impl CValue for EmptySectorUpdateEncodeInto_t {
+    fn on_error() -> Self {
+        let zero = uint8_32_array_t { idx: [0; 32] };
+        Self { comm_r_new: zero, comm_r_last_new: zero, comm_d_new: zero }
+    }
+    unsafe fn release(self) {}
+}
+
 /// A `Result_*_t` response: status, error message and value.
 pub trait Response: Sized {
     type Value: CValue;
@@ -132,6 +168,19 @@ response!(Result_PoStProof_t, PoStProof_t);
 response!(Result_slice_boxed_slice_boxed_uint8_t, slice_boxed_slice_boxed_uint8_t);
 response!(Result_GenerateWindowPoSt_t, GenerateWindowPoSt_t);
 response!(Result_GenerateSingleWindowPoStWithVanilla_t, GenerateSingleWindowPoStWithVanilla_t);
+response!(Result_slice_boxed_uint64_t, slice_boxed_uint64_t);
+response!(Result_EmptySectorUpdateEncodeInto_t, EmptySectorUpdateEncodeInto_t);
+
+impl Response for Result_void_t {
+    type Value = ();
+    fn new(status_code: i32, error_msg: slice_boxed_uint8_t, (): ()) -> Self {
+        Self { status_code, error_msg }
+    }
+    fn into_parts(self) -> (slice_boxed_uint8_t, ()) {
+        (self.error_msg, ())
+    }
+}
+response!(Result_GenerateFallbackSectorChallenges_t, GenerateFallbackSectorChallenges_t);
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -154,20 +203,56 @@ pub fn respond_display<R: Response>(name: &str, body: impl FnOnce() -> Result<R:
     respond_as(name, |e| e.to_string(), body)
 }
 
+/// `respond_display` whose error response carries `on_error(&e)` as its value
+/// (stock's Window PoSt generators report the faulty sectors so).
+pub fn respond_display_with<R: Response>(
+    name: &str,
+    on_error: fn(&anyhow::Error) -> R::Value,
+    body: impl FnOnce() -> Result<R::Value>,
+) -> *mut R {
+    respond_inner(name, |e| e.to_string(), on_error, body)
+}
+
 fn respond_as<R: Response>(
     name: &str,
     message: fn(&anyhow::Error) -> String,
+    body: impl FnOnce() -> Result<R::Value>,
+) -> *mut R {
+    respond_inner(name, message, |_| R::Value::on_error(), body)
+}
+
+fn respond_inner<R: Response>(
+    name: &str,
+    message: fn(&anyhow::Error) -> String,
+    on_error: fn(&anyhow::Error) -> R::Value,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
     super::logging::init();
     log::debug!("{name}: start");
     let response = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => R::ok(value),
-        Ok(Err(e)) => R::err(message(&e)),
+        Ok(Err(e)) => R::new(
+            FCPResponseStatus::F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR as i32,
+            slice_boxed_uint8_t::from_vec(message(&e).into_bytes()),
+            on_error(&e),
+        ),
         Err(payload) => R::err(panic_message(payload.as_ref())),
     };
     log::debug!("{name}: end");
     Box::into_raw(Box::new(response))
+}
+
+/// The panic boundary of the exports that return no response (BLS): runs
+/// `body`, or gives `fallback` if it panics. Logging is not initialized here,
+/// as stock's BLS calls do not (so `init_log_fd` may still come after them).
+pub fn guard<T>(name: &str, fallback: T, body: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(v) => v,
+        Err(payload) => {
+            log::error!("{name}: {}", panic_message(payload.as_ref()));
+            fallback
+        }
+    }
 }
 
 /// Frees a response built by `respond`. NULL is accepted and ignored.
