@@ -17,6 +17,11 @@ enum FCPResponseStatus {
   F_C_P_RESPONSE_STATUS_RECEIVER_ERROR = 3,
 };
 
+enum RegisteredAggregationProof {
+  REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V1 = 0,
+  REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V2 = 1,
+};
+
 enum RegisteredPoStProof {
   REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING2_KI_B_V1 = 0,
   REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING8_MI_B_V1 = 1,
@@ -58,41 +63,13 @@ enum RegisteredSealProof {
   REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 19,
 };
 
-/**
- * A BLS signature or message digest (compressed G2), Rust-owned when returned;
- * free with `destroy_box_bls_signature` / `destroy_box_bls_digest`.
- */
-typedef struct uint8_96_array {
-  uint8_t idx[96];
-} uint8_96_array_t;
-
-/**
- * Borrowed bytes; `ptr` may be NULL only when `len` is 0.
- */
-typedef struct slice_ref_uint8 {
-  const uint8_t *ptr;
-  size_t len;
-} slice_ref_uint8_t;
-
-/**
- * Borrowed `size_t`s; `ptr` may be NULL only when `len` is 0.
- */
-typedef struct slice_ref_size {
-  const size_t *ptr;
-  size_t len;
-} slice_ref_size_t;
-
-typedef struct uint8_32_array {
-  uint8_t idx[32];
-} uint8_32_array_t;
-
-/**
- * A BLS public key (compressed G1), Rust-owned when returned; free with
- * `destroy_box_bls_public_key`.
- */
-typedef struct uint8_48_array {
-  uint8_t idx[48];
-} uint8_48_array_t;
+enum RegisteredUpdateProof {
+  REGISTERED_UPDATE_PROOF_STACKED_DRG2_KI_B_V1 = 0,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG8_MI_B_V1 = 1,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG512_MI_B_V1 = 2,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG32_GI_B_V1 = 3,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG64_GI_B_V1 = 4,
+};
 
 typedef int32_t FCPResponseStatus_t;
 
@@ -105,6 +82,96 @@ typedef struct slice_boxed_uint8 {
   size_t len;
 } slice_boxed_uint8_t;
 
+typedef struct Result_slice_boxed_uint8 {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  slice_boxed_uint8_t value;
+} Result_slice_boxed_uint8_t;
+
+/**
+ * Received as its `int32_t` and validated: an out-of-range value is an error.
+ */
+typedef int32_t RegisteredSealProof_t;
+
+/**
+ * Received as its `int32_t` and validated: an out-of-range value is an error.
+ */
+typedef int32_t RegisteredAggregationProof_t;
+
+typedef struct uint8_32_array {
+  uint8_t idx[32];
+} uint8_32_array_t;
+
+/**
+ * Borrowed 32-byte arrays; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_uint8_32_array {
+  const uint8_32_array_t *ptr;
+  size_t len;
+} slice_ref_uint8_32_array_t;
+
+/**
+ * Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
+ */
+typedef struct slice_ref_slice_boxed_uint8 {
+  const slice_boxed_uint8_t *ptr;
+  size_t len;
+} slice_ref_slice_boxed_uint8_t;
+
+typedef struct Result_bool {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  bool value;
+} Result_bool_t;
+
+/**
+ * Borrowed bytes; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_uint8 {
+  const uint8_t *ptr;
+  size_t len;
+} slice_ref_uint8_t;
+
+/**
+ * What the verifier of an aggregated PoRep knows of one sector.
+ */
+typedef struct AggregationInputs {
+  uint8_32_array_t comm_r;
+  uint8_32_array_t comm_d;
+  uint64_t sector_id;
+  uint8_32_array_t ticket;
+  uint8_32_array_t seed;
+} AggregationInputs_t;
+
+typedef struct slice_ref_AggregationInputs {
+  const AggregationInputs_t *ptr;
+  size_t len;
+} slice_ref_AggregationInputs_t;
+
+/**
+ * A BLS signature or message digest (compressed G2), Rust-owned when returned;
+ * free with `destroy_box_bls_signature` / `destroy_box_bls_digest`.
+ */
+typedef struct uint8_96_array {
+  uint8_t idx[96];
+} uint8_96_array_t;
+
+/**
+ * Borrowed `size_t`s; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_size {
+  const size_t *ptr;
+  size_t len;
+} slice_ref_size_t;
+
+/**
+ * A BLS public key (compressed G1), Rust-owned when returned; free with
+ * `destroy_box_bls_public_key`.
+ */
+typedef struct uint8_48_array {
+  uint8_t idx[48];
+} uint8_48_array_t;
+
 typedef struct slice_boxed_slice_boxed_uint8 {
   slice_boxed_uint8_t *ptr;
   size_t len;
@@ -115,18 +182,6 @@ typedef struct Result_slice_boxed_slice_boxed_uint8 {
   slice_boxed_uint8_t error_msg;
   slice_boxed_slice_boxed_uint8_t value;
 } Result_slice_boxed_slice_boxed_uint8_t;
-
-typedef struct Result_slice_boxed_uint8 {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-  slice_boxed_uint8_t value;
-} Result_slice_boxed_uint8_t;
-
-typedef struct Result_bool {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-  bool value;
-} Result_bool_t;
 
 /**
  * Received as its `int32_t` and validated. Window `*_V1_1` is stock's api `V1_2`.
@@ -236,14 +291,6 @@ typedef struct Result_void {
 } Result_void_t;
 
 /**
- * Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
- */
-typedef struct slice_ref_slice_boxed_uint8 {
-  const slice_boxed_uint8_t *ptr;
-  size_t len;
-} slice_ref_slice_boxed_uint8_t;
-
-/**
  * A replica a PoSt reads. The path buffers are Rust-owned (`alloc_boxed_slice`):
  * borrowed in a `slice_ref_PrivateReplicaInfo_t`, taken (and freed) by
  * `generate_single_vanilla_proof`, which receives the struct by value.
@@ -288,11 +335,6 @@ typedef struct slice_ref_PoStProof {
 /**
  * Received as its `int32_t` and validated: an out-of-range value is an error.
  */
-typedef int32_t RegisteredSealProof_t;
-
-/**
- * Received as its `int32_t` and validated: an out-of-range value is an error.
- */
 typedef int32_t RegisteredUpdateProof_t;
 
 /**
@@ -307,6 +349,33 @@ typedef struct slice_ref_PublicPieceInfo {
   const PublicPieceInfo_t *ptr;
   size_t len;
 } slice_ref_PublicPieceInfo_t;
+
+/**
+ * Aggregates C2 outputs (one per sector, with its comm_r and seed) into one
+ * SnarkPack proof (stock).
+ *
+ * # Safety
+ * Each list (and every buffer in `seal_commit_responses`) readable for its
+ * length. Free with `destroy_aggregate_proof`.
+ */
+Result_slice_boxed_uint8_t *aggregate_seal_proofs(RegisteredSealProof_t registered_proof,
+                                                         RegisteredAggregationProof_t registered_aggregation,
+                                                         slice_ref_uint8_32_array_t comm_rs,
+                                                         slice_ref_uint8_32_array_t seeds,
+                                                         slice_ref_slice_boxed_uint8_t seal_commit_responses);
+
+/**
+ * Verifies a SnarkPack proof against the public inputs of every sector (stock).
+ *
+ * # Safety
+ * `prover_id` NULL or readable; `proof` and `commit_inputs` readable for their
+ * lengths. Free with `destroy_verify_aggregate_seal_response`.
+ */
+Result_bool_t *verify_aggregate_seal_proof(RegisteredSealProof_t registered_proof,
+                                                  RegisteredAggregationProof_t registered_aggregation,
+                                                  const uint8_32_array_t *prover_id,
+                                                  slice_ref_uint8_t proof,
+                                                  slice_ref_AggregationInputs_t commit_inputs);
 
 /**
  * The digest of `message` (hash to G2, compressed). NULL if `message` is
@@ -589,6 +658,22 @@ void destroy_generate_empty_sector_update_partition_proof_response(Result_slice_
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_verify_empty_sector_update_partition_proof_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `aggregate_seal_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_aggregate_proof(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `verify_aggregate_seal_proof`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_aggregate_seal_response(Result_bool_t *ptr);
 
 /**
  * Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.

@@ -244,3 +244,23 @@ pub unsafe extern "C" fn destroy_verify_empty_sector_update_partition_proof_resp
     // SAFETY: forwarded from this function's contract.
     unsafe { destroy(ptr) }
 }
+
+/// Frees a response of `aggregate_seal_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_aggregate_proof(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `verify_aggregate_seal_proof`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_verify_aggregate_seal_response(ptr: *mut Result_bool_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}

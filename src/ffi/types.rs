@@ -332,3 +332,37 @@ pub struct Result_EmptySectorUpdateEncodeInto_t {
     pub error_msg: slice_boxed_uint8_t,
     pub value: EmptySectorUpdateEncodeInto_t,
 }
+
+#[repr(i32)]
+pub enum RegisteredAggregationProof {
+    REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V1 = 0,
+    REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V2 = 1,
+}
+/// Received as its `int32_t` and validated: an out-of-range value is an error.
+pub type RegisteredAggregationProof_t = i32;
+
+/// Borrowed 32-byte arrays; `ptr` may be NULL only when `len` is 0.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_uint8_32_array_t {
+    pub ptr: *const uint8_32_array_t,
+    pub len: usize,
+}
+
+/// What the verifier of an aggregated PoRep knows of one sector.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AggregationInputs_t {
+    pub comm_r: uint8_32_array_t,
+    pub comm_d: uint8_32_array_t,
+    pub sector_id: u64,
+    pub ticket: uint8_32_array_t,
+    pub seed: uint8_32_array_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_AggregationInputs_t {
+    pub ptr: *const AggregationInputs_t,
+    pub len: usize,
+}
