@@ -233,7 +233,7 @@ fn verify_partitions(vanilla: &[Vec<u8>], c: &Comms) -> Result<bool, String> {
 }
 
 #[test]
-fn encode_prove_decode_remove_through_the_c_abi() {
+fn encode_partition_proofs_decode_remove_through_the_c_abi() {
     use std::{
         fs,
         io::{Read, Seek, SeekFrom},
@@ -243,8 +243,9 @@ fn encode_prove_decode_remove_through_the_c_abi() {
     use filecoin_proofs_api::{seal, UnpaddedBytesAmount};
     use rand::{RngCore, SeedableRng};
 
+    // Stock work only (no SnapDeals SNARK here: the tests above prove from
+    // stock's vanilla proofs, which are these), so no SnapDeals parameters.
     common::porep_params();
-    params::generate(2048, &[params::Family::SnapDeals]).unwrap();
     let dir = std::env::temp_dir().join(format!("cuzk-snap-flow-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
@@ -306,16 +307,22 @@ fn encode_prove_decode_remove_through_the_c_abi() {
         encoded.2
     )
     .unwrap());
-    // The SNARK from them (cuzk), verified by stock.
-    let snark = with_vanilla(RP_2KIB, &vanilla, &c).unwrap();
-    assert!(stock::verify_empty_sector_update_proof(
+    // They are stock's own.
+    let from_stock: Vec<Vec<u8>> = stock::generate_partition_proofs(
         filecoin_proofs_api::RegisteredUpdateProof::StackedDrg2KiBV1,
-        &snark,
         sector.comm_r,
         encoded.0,
-        encoded.2
+        encoded.2,
+        dir.join("sealed"),
+        dir.join("cache"),
+        dir.join("update"),
+        dir.join("update-cache"),
     )
-    .unwrap());
+    .unwrap()
+    .into_iter()
+    .map(|p| p.0)
+    .collect();
+    assert_eq!(vanilla, from_stock);
     // Bad partition proofs: another comm_r_new, garbage, none.
     let mut other = c;
     other[1].idx[0] ^= 1;
@@ -323,8 +330,10 @@ fn encode_prove_decode_remove_through_the_c_abi() {
     assert!(verify_partitions(&[vec![9; 50]], &c).is_err());
     assert_ne!(verify_partitions(&[], &c), Ok(true));
 
-    // Decode: the staged bytes come back, whole and by range.
+    // Decode: the staged bytes come back, whole and by range. Stock writes into
+    // an existing file.
     let out = p("decoded");
+    fs::File::create(dir.join("decoded")).unwrap().set_len(2048).unwrap();
     let (sealed_path, update_path) = (p("sealed"), p("update"));
     let cache = p("cache");
     // SAFETY (all below): locals outlive the calls, responses freed once.
@@ -337,14 +346,13 @@ fn encode_prove_decode_remove_through_the_c_abi() {
     }
     assert_eq!(fs::read(dir.join("decoded")).unwrap(), staged_bytes);
     // By range: the caller positions both readers at the range (node 2, 10
-    // nodes); the key commitment is the sector key's comm_r_last (its p_aux).
+    // nodes); comm_r is the sector key's (comm_r_old).
     let (mut input, mut key) = (fs::File::open(dir.join("update")).unwrap(), fs::File::open(dir.join("sealed")).unwrap());
     input.seek(SeekFrom::Start(64)).unwrap();
     key.seek(SeekFrom::Start(64)).unwrap();
     let ranged = fs::File::create(dir.join("ranged")).unwrap();
-    let p_aux = fs::read(dir.join("cache").join("p_aux")).unwrap();
     let comm_d = uint8_32_array_t { idx: encoded.2 };
-    let comm_r = uint8_32_array_t { idx: p_aux[32..64].try_into().unwrap() };
+    let comm_r = uint8_32_array_t { idx: sector.comm_r };
     unsafe {
         void(
             empty_sector_update_decode_from_range(
@@ -370,7 +378,10 @@ fn encode_prove_decode_remove_through_the_c_abi() {
     // Remove the data: the sector key comes back, equal to the sealed replica.
     fs::File::create(dir.join("key-again")).unwrap().set_len(2048).unwrap();
     fs::create_dir_all(dir.join("key-again-cache")).unwrap();
-    let rm = ["key-again", "key-again-cache", "update", "update-cache", "staged-new"].map(p);
+    // As in stock's own test, `replica_cache_path` is the ORIGINAL sealing cache:
+    // stock reads comm_c and comm_r_last there to rebuild comm_r_old, and the
+    // update's cache holds the new comm_r_last (a wrong key would come back).
+    let rm = ["key-again", "key-again-cache", "update", "cache", "staged-new"].map(p);
     unsafe {
         void(
             empty_sector_update_remove_encoded_data(
