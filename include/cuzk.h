@@ -188,6 +188,73 @@ typedef struct Result_slice_boxed_slice_boxed_uint8 {
  */
 typedef int32_t RegisteredPoStProof_t;
 
+typedef struct Result_size {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  size_t value;
+} Result_size_t;
+
+typedef struct WriteWithAlignment {
+  uint8_32_array_t comm_p;
+  uint64_t left_alignment_unpadded;
+  uint64_t total_write_unpadded;
+} WriteWithAlignment_t;
+
+typedef struct Result_WriteWithAlignment {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  WriteWithAlignment_t value;
+} Result_WriteWithAlignment_t;
+
+/**
+ * Borrowed `u64`s; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_uint64 {
+  const uint64_t *ptr;
+  size_t len;
+} slice_ref_uint64_t;
+
+typedef struct WriteWithoutAlignment {
+  uint8_32_array_t comm_p;
+  uint64_t total_write_unpadded;
+} WriteWithoutAlignment_t;
+
+typedef struct Result_WriteWithoutAlignment {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  WriteWithoutAlignment_t value;
+} Result_WriteWithoutAlignment_t;
+
+typedef struct GeneratePieceCommitment {
+  uint8_32_array_t comm_p;
+  uint64_t num_bytes_aligned;
+} GeneratePieceCommitment_t;
+
+typedef struct Result_GeneratePieceCommitment {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  GeneratePieceCommitment_t value;
+} Result_GeneratePieceCommitment_t;
+
+typedef struct Result_uint8_32_array {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  uint8_32_array_t value;
+} Result_uint8_32_array_t;
+
+/**
+ * A piece of a sector: its unpadded size and its commitment.
+ */
+typedef struct PublicPieceInfo {
+  uint64_t num_bytes;
+  uint8_32_array_t comm_p;
+} PublicPieceInfo_t;
+
+typedef struct slice_ref_PublicPieceInfo {
+  const PublicPieceInfo_t *ptr;
+  size_t len;
+} slice_ref_PublicPieceInfo_t;
+
 typedef struct PoStProof {
   RegisteredPoStProof_t registered_proof;
   slice_boxed_uint8_t proof;
@@ -242,6 +309,26 @@ typedef struct Result_PoStProof {
   PoStProof_t value;
 } Result_PoStProof_t;
 
+typedef struct SealPreCommitPhase2 {
+  RegisteredSealProof_t registered_proof;
+  uint8_32_array_t comm_d;
+  uint8_32_array_t comm_r;
+} SealPreCommitPhase2_t;
+
+typedef struct Result_SealPreCommitPhase2 {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  SealPreCommitPhase2_t value;
+} Result_SealPreCommitPhase2_t;
+
+/**
+ * `Result<()>`: stock omits the value field.
+ */
+typedef struct Result_void {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+} Result_void_t;
+
 typedef struct slice_boxed_slice_boxed_uint64 {
   slice_boxed_uint64_t *ptr;
   size_t len;
@@ -283,14 +370,6 @@ typedef struct Result_EmptySectorUpdateEncodeInto {
 } Result_EmptySectorUpdateEncodeInto_t;
 
 /**
- * A response without a value.
- */
-typedef struct Result_void {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-} Result_void_t;
-
-/**
  * A replica a PoSt reads. The path buffers are Rust-owned (`alloc_boxed_slice`):
  * borrowed in a `slice_ref_PrivateReplicaInfo_t`, taken (and freed) by
  * `generate_single_vanilla_proof`, which receives the struct by value.
@@ -307,14 +386,6 @@ typedef struct slice_ref_PrivateReplicaInfo {
   const PrivateReplicaInfo_t *ptr;
   size_t len;
 } slice_ref_PrivateReplicaInfo_t;
-
-/**
- * Borrowed `uint64_t`s; `ptr` may be NULL only when `len` is 0.
- */
-typedef struct slice_ref_uint64 {
-  const uint64_t *ptr;
-  size_t len;
-} slice_ref_uint64_t;
 
 typedef struct PublicReplicaInfo {
   RegisteredPoStProof_t registered_proof;
@@ -336,19 +407,6 @@ typedef struct slice_ref_PoStProof {
  * Received as its `int32_t` and validated: an out-of-range value is an error.
  */
 typedef int32_t RegisteredUpdateProof_t;
-
-/**
- * A piece of a sector: its unpadded size and commitment.
- */
-typedef struct PublicPieceInfo {
-  uint64_t num_bytes;
-  uint8_32_array_t comm_p;
-} PublicPieceInfo_t;
-
-typedef struct slice_ref_PublicPieceInfo {
-  const PublicPieceInfo_t *ptr;
-  size_t len;
-} slice_ref_PublicPieceInfo_t;
 
 /**
  * Aggregates C2 outputs (one per sector, with its comm_r and seed) into one
@@ -468,6 +526,139 @@ uint8_96_array_t *create_zero_signature(void);
 Result_slice_boxed_slice_boxed_uint8_t *get_gpu_devices(void);
 
 /**
+ * The path of the `.params` file of the seal proof's circuit (it need not
+ * exist). Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_params_path(RegisteredSealProof_t registered_proof);
+
+/**
+ * The path of the verifying key of the seal proof's circuit. Free with
+ * `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_verifying_key_path(RegisteredSealProof_t registered_proof);
+
+/**
+ * The CID of the seal proof's `.params` file (from the published manifest).
+ * Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_params_cid(RegisteredSealProof_t registered_proof);
+
+/**
+ * The CID of the seal proof's verifying key. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_verifying_key_cid(RegisteredSealProof_t registered_proof);
+
+/**
+ * The identifier of the seal proof's circuit. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_circuit_identifier(RegisteredSealProof_t registered_proof);
+
+/**
+ * The api's name of the seal proof (e.g. `StackedDrg32GiBV1_1`). Free with
+ * `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_seal_version(RegisteredSealProof_t registered_proof);
+
+/**
+ * The path of the `.params` file of the PoSt proof's circuit. Free with
+ * `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_params_path(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The path of the verifying key of the PoSt proof's circuit. Free with
+ * `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_verifying_key_path(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The CID of the PoSt proof's `.params` file. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_params_cid(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The CID of the PoSt proof's verifying key. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_verifying_key_cid(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The identifier of the PoSt proof's circuit. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_circuit_identifier(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The api's name of the PoSt proof; Window `V1_1` comes back as `…V1_2`, as
+ * stock. Free with `destroy_string_response`.
+ */
+Result_slice_boxed_uint8_t *get_post_version(RegisteredPoStProof_t registered_proof);
+
+/**
+ * The unpadded bytes a sector of `registered_proof` holds; 0 for a value that
+ * is not a `RegisteredSealProof` (stock has no error channel here).
+ */
+uint64_t get_max_user_bytes_per_staged_sector(RegisteredSealProof_t registered_proof);
+
+/**
+ * The Window PoSt partitions `num_sectors` sectors take: at least 1. Only
+ * Window types are accepted. Free with
+ * `destroy_get_num_partition_for_fallback_post_response`.
+ */
+Result_size_t *get_num_partition_for_fallback_post(RegisteredPoStProof_t registered_proof,
+                                                          size_t num_sectors);
+
+/**
+ * Appends `src_size` unpadded bytes read from `src_fd` to the staged sector
+ * open at `dst_fd` (which already holds pieces of `existing_piece_sizes`
+ * unpadded bytes), preceded by the zero alignment the piece needs. Neither
+ * descriptor is closed.
+ *
+ * # Safety
+ * `existing_piece_sizes` readable for its length; both descriptors stay open
+ * during the call. Free with `destroy_write_with_alignment_response`.
+ */
+Result_WriteWithAlignment_t *write_with_alignment(RegisteredSealProof_t registered_proof,
+                                                         int32_t src_fd,
+                                                         uint64_t src_size,
+                                                         int32_t dst_fd,
+                                                         slice_ref_uint64_t existing_piece_sizes);
+
+/**
+ * Writes `src_size` unpadded bytes read from `src_fd` to `dst_fd` with no
+ * alignment. Neither descriptor is closed.
+ *
+ * # Safety
+ * Both descriptors stay open during the call. Free with
+ * `destroy_write_without_alignment_response`.
+ */
+Result_WriteWithoutAlignment_t *write_without_alignment(RegisteredSealProof_t registered_proof,
+                                                               int32_t src_fd,
+                                                               uint64_t src_size,
+                                                               int32_t dst_fd);
+
+/**
+ * The commitment of the `unpadded_piece_size` bytes read from `piece_fd_raw`
+ * (not closed), and the piece's size once padded to a power of two.
+ *
+ * # Safety
+ * The descriptor stays open during the call. Free with
+ * `destroy_generate_piece_commitment_response`.
+ */
+Result_GeneratePieceCommitment_t *generate_piece_commitment(RegisteredSealProof_t registered_proof,
+                                                                   int32_t piece_fd_raw,
+                                                                   uint64_t unpadded_piece_size);
+
+/**
+ * comm_d of a sector of `registered_proof` holding `pieces` (padded with zero
+ * pieces to the sector size).
+ *
+ * # Safety
+ * `pieces` readable for its length. Free with
+ * `destroy_generate_data_commitment_response`.
+ */
+Result_uint8_32_array_t *generate_data_commitment(RegisteredSealProof_t registered_proof,
+                                                         slice_ref_PublicPieceInfo_t pieces);
+
+/**
  * Frees a response of `seal_commit_phase2(_circuit_proofs)`.
  *
  * # Safety
@@ -516,30 +707,6 @@ void destroy_generate_single_window_post_with_vanilla_response(Result_GenerateSi
 void destroy_merge_window_post_partition_proofs_response(Result_PoStProof_t *ptr);
 
 /**
- * Frees a response of `generate_fallback_sector_challenges`.
- *
- * # Safety
- * `ptr` must be NULL or such a response, not yet freed.
- */
-void destroy_generate_fallback_sector_challenges_response(Result_GenerateFallbackSectorChallenges_t *ptr);
-
-/**
- * Frees a response of `generate_single_vanilla_proof`.
- *
- * # Safety
- * `ptr` must be NULL or such a response, not yet freed.
- */
-void destroy_generate_single_vanilla_proof_response(Result_slice_boxed_uint8_t *ptr);
-
-/**
- * Frees a response of `generate_winning_post_sector_challenge`.
- *
- * # Safety
- * `ptr` must be NULL or such a response, not yet freed.
- */
-void destroy_generate_winning_post_sector_challenge(Result_slice_boxed_uint64_t *ptr);
-
-/**
  * Frees a response of `verify_winning_post`.
  *
  * # Safety
@@ -578,6 +745,174 @@ void destroy_empty_sector_update_verify_proof_response(Result_bool_t *ptr);
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_gpu_device_response(Result_slice_boxed_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `write_with_alignment`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_write_with_alignment_response(Result_WriteWithAlignment_t *ptr);
+
+/**
+ * Frees a response of `write_without_alignment`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_write_without_alignment_response(Result_WriteWithoutAlignment_t *ptr);
+
+/**
+ * Frees a response of `generate_piece_commitment`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_piece_commitment_response(Result_GeneratePieceCommitment_t *ptr);
+
+/**
+ * Frees a response of `generate_data_commitment`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_data_commitment_response(Result_uint8_32_array_t *ptr);
+
+/**
+ * Frees a response of `seal_pre_commit_phase1`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_seal_pre_commit_phase1_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `seal_pre_commit_phase2`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_seal_pre_commit_phase2_response(Result_SealPreCommitPhase2_t *ptr);
+
+/**
+ * Frees a response of `seal_commit_phase1`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_seal_commit_phase1_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `unseal_range`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_unseal_range_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `generate_synth_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_synth_proofs_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `clear_cache` and `clear_synthetic_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_clear_cache_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `fauxrep` and `fauxrep2`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_fauxrep_response(Result_uint8_32_array_t *ptr);
+
+/**
+ * Frees a response of `generate_sdr`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_sdr_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `generate_tree_c`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_tree_c_response(Result_uint8_32_array_t *ptr);
+
+/**
+ * Frees a response of `generate_tree_r_last`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_tree_r_last_response(Result_uint8_32_array_t *ptr);
+
+/**
+ * Frees a response of stock's (removed) `finalize_ticket`; any `Result_uint8_32_array_t`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_finalize_ticket_response(Result_uint8_32_array_t *ptr);
+
+/**
+ * Frees a response of the `get_seal_*` and `get_post_*` string accessors.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_string_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `get_num_partition_for_fallback_post`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_get_num_partition_for_fallback_post_response(Result_size_t *ptr);
+
+/**
+ * Frees a response of `init_log_fd`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_init_log_fd_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `generate_fallback_sector_challenges`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_fallback_sector_challenges_response(Result_GenerateFallbackSectorChallenges_t *ptr);
+
+/**
+ * Frees a response of `generate_single_vanilla_proof`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_single_vanilla_proof_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `generate_winning_post_sector_challenge`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_winning_post_sector_challenge(Result_slice_boxed_uint64_t *ptr);
 
 /**
  * Frees a digest from `hash`.
@@ -674,6 +1009,14 @@ void destroy_aggregate_proof(Result_slice_boxed_uint8_t *ptr);
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_verify_aggregate_seal_response(Result_bool_t *ptr);
+
+/**
+ * Sends the library's log to `log_fd`, which the library then owns. Works only
+ * before every other call but the `get_*` accessors (as stock); later it fails
+ * and leaves `log_fd` open.
+ * Free with `destroy_init_log_fd_response`.
+ */
+Result_void_t *init_log_fd(int32_t log_fd);
 
 /**
  * Winning PoSt SNARK from vanilla proofs; one `PoStProof_t` of 192 bytes.
@@ -838,6 +1181,160 @@ Result_bool_t *verify_seal(RegisteredSealProof_t registered_proof,
                                   const uint8_32_array_t *seed,
                                   uint64_t sector_id,
                                   slice_ref_uint8_t proof);
+
+/**
+ * PC1: labels the staged sector into the cache and the sealed file. Returns
+ * the PC1 output (JSON) for `seal_pre_commit_phase2`.
+ *
+ * # Safety
+ * Slices readable for their lengths; pointers NULL or readable. Free with
+ * `destroy_seal_pre_commit_phase1_response`.
+ */
+Result_slice_boxed_uint8_t *seal_pre_commit_phase1(RegisteredSealProof_t registered_proof,
+                                                          slice_ref_uint8_t cache_dir_path,
+                                                          slice_ref_uint8_t staged_sector_path,
+                                                          slice_ref_uint8_t sealed_sector_path,
+                                                          uint64_t sector_id,
+                                                          const uint8_32_array_t *prover_id,
+                                                          const uint8_32_array_t *ticket,
+                                                          slice_ref_PublicPieceInfo_t pieces);
+
+/**
+ * PC2: builds tree C and tree R from the PC1 output; returns comm_d and comm_r.
+ *
+ * # Safety
+ * Slices readable for their lengths. Free with
+ * `destroy_seal_pre_commit_phase2_response`.
+ */
+Result_SealPreCommitPhase2_t *seal_pre_commit_phase2(slice_ref_uint8_t seal_pre_commit_phase1_output,
+                                                            slice_ref_uint8_t cache_dir_path,
+                                                            slice_ref_uint8_t sealed_sector_path);
+
+/**
+ * C1: the vanilla proofs of the sealed sector for `seed`'s challenges.
+ * Returns `serde_json` of `SealCommitPhase1Output`, the input of
+ * `seal_commit_phase2`.
+ *
+ * # Safety
+ * Slices readable for their lengths; pointers NULL or readable. Free with
+ * `destroy_seal_commit_phase1_response`.
+ */
+Result_slice_boxed_uint8_t *seal_commit_phase1(RegisteredSealProof_t registered_proof,
+                                                      const uint8_32_array_t *comm_r,
+                                                      const uint8_32_array_t *comm_d,
+                                                      slice_ref_uint8_t cache_dir_path,
+                                                      slice_ref_uint8_t replica_path,
+                                                      uint64_t sector_id,
+                                                      const uint8_32_array_t *prover_id,
+                                                      const uint8_32_array_t *ticket,
+                                                      const uint8_32_array_t *seed,
+                                                      slice_ref_PublicPieceInfo_t pieces);
+
+/**
+ * Synthetic PoRep: computes and stores the synthetic vanilla proofs in the cache.
+ *
+ * # Safety
+ * As `seal_commit_phase1`. Free with `destroy_generate_synth_proofs_response`.
+ */
+Result_void_t *generate_synth_proofs(RegisteredSealProof_t registered_proof,
+                                            const uint8_32_array_t *comm_r,
+                                            const uint8_32_array_t *comm_d,
+                                            slice_ref_uint8_t cache_dir_path,
+                                            slice_ref_uint8_t replica_path,
+                                            uint64_t sector_id,
+                                            const uint8_32_array_t *prover_id,
+                                            const uint8_32_array_t *ticket,
+                                            slice_ref_PublicPieceInfo_t pieces);
+
+/**
+ * Unseals `unpadded_bytes_amount` bytes from `unpadded_byte_index` of the
+ * sealed sector read from `sealed_sector_fd_raw`, writing them to
+ * `unseal_output_fd_raw`. Neither descriptor is closed.
+ *
+ * # Safety
+ * Slices readable for their lengths; pointers NULL or readable; both
+ * descriptors stay open during the call. Free with `destroy_unseal_range_response`.
+ */
+Result_void_t *unseal_range(RegisteredSealProof_t registered_proof,
+                                   slice_ref_uint8_t cache_dir_path,
+                                   int32_t sealed_sector_fd_raw,
+                                   int32_t unseal_output_fd_raw,
+                                   uint64_t sector_id,
+                                   const uint8_32_array_t *prover_id,
+                                   const uint8_32_array_t *ticket,
+                                   const uint8_32_array_t *comm_d,
+                                   uint64_t unpadded_byte_index,
+                                   uint64_t unpadded_bytes_amount);
+
+/**
+ * Removes the cache files not needed after sealing (keeps what PoSt reads).
+ *
+ * # Safety
+ * `cache_dir_path` readable for its length. Free with `destroy_clear_cache_response`.
+ */
+Result_void_t *clear_cache(slice_ref_uint8_t cache_dir_path);
+
+/**
+ * Removes the synthetic vanilla proofs from the cache.
+ *
+ * # Safety
+ * `cache_dir_path` readable for its length. Free with `destroy_clear_cache_response`.
+ */
+Result_void_t *clear_synthetic_proofs(slice_ref_uint8_t cache_dir_path);
+
+/**
+ * A faux replica (for network genesis): fills `sealed_sector_path` and the
+ * cache, returns its comm_r.
+ *
+ * # Safety
+ * Slices readable for their lengths. Free with `destroy_fauxrep_response`.
+ */
+Result_uint8_32_array_t *fauxrep(RegisteredSealProof_t registered_proof,
+                                        slice_ref_uint8_t cache_dir_path,
+                                        slice_ref_uint8_t sealed_sector_path);
+
+/**
+ * A faux replica reusing the `p_aux` of an earlier one; returns its comm_r.
+ *
+ * # Safety
+ * Slices readable for their lengths. Free with `destroy_fauxrep_response`.
+ */
+Result_uint8_32_array_t *fauxrep2(RegisteredSealProof_t registered_proof,
+                                         slice_ref_uint8_t cache_dir_path,
+                                         slice_ref_uint8_t existing_p_aux_path);
+
+/**
+ * The SDR label layers of `replica_id`, written to `output_dir`.
+ *
+ * # Safety
+ * `output_dir` readable for its length; `replica_id` NULL or readable. Free
+ * with `destroy_generate_sdr_response`.
+ */
+Result_void_t *generate_sdr(RegisteredSealProof_t registered_proof,
+                                   slice_ref_uint8_t output_dir,
+                                   const uint8_32_array_t *replica_id);
+
+/**
+ * Tree C over the label layers in `input_dir`, written to `output_dir`;
+ * returns comm_c.
+ *
+ * # Safety
+ * Slices readable for their lengths. Free with `destroy_generate_tree_c_response`.
+ */
+Result_uint8_32_array_t *generate_tree_c(RegisteredSealProof_t registered_proof,
+                                                slice_ref_uint8_t input_dir,
+                                                slice_ref_uint8_t output_dir);
+
+/**
+ * Tree R (last) over the replica, written to `output_dir`; returns comm_r_last.
+ *
+ * # Safety
+ * Slices readable for their lengths. Free with
+ * `destroy_generate_tree_r_last_response`.
+ */
+Result_uint8_32_array_t *generate_tree_r_last(RegisteredSealProof_t registered_proof,
+                                                     slice_ref_uint8_t replica_path,
+                                                     slice_ref_uint8_t output_dir);
 
 /**
  * A zeroed Rust-owned buffer of `size` bytes; free it with `destroy_boxed_slice`.

@@ -5,6 +5,8 @@ pub mod params;
 pub mod porep;
 pub mod post;
 pub mod prove;
+pub mod random_vanilla;
 pub mod sample;
+pub mod sealing;
 pub mod snap;
 mod shape;

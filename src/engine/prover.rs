@@ -22,12 +22,30 @@ pub enum GpuFailure {
 
 /// `CUZK_GPU_FALLBACK`: `cpu` (the default) or `error`.
 pub fn gpu_failure_policy() -> GpuFailure {
-    match std::env::var("CUZK_GPU_FALLBACK").as_deref() {
-        Ok("error") => GpuFailure::Error,
-        Ok("cpu") | Err(_) => GpuFailure::RetryOnCpu,
-        Ok(other) => {
+    parse_policy(std::env::var("CUZK_GPU_FALLBACK").ok().as_deref())
+}
+
+fn parse_policy(value: Option<&str>) -> GpuFailure {
+    match value {
+        Some("error") => GpuFailure::Error,
+        Some("cpu") | None => GpuFailure::RetryOnCpu,
+        Some(other) => {
             log::warn!("cuzk: CUZK_GPU_FALLBACK={other:?} is neither `cpu` nor `error`: retrying on the CPU");
             GpuFailure::RetryOnCpu
+        }
+    }
+}
+
+/// What a GPU attempt leaves to do under `policy`: its outcome to return, or
+/// `None` to prove on the CPU.
+#[cfg(any(feature = "cuda", test))]
+fn settle(policy: GpuFailure, attempt: Result<Proof>) -> Option<Result<Proof>> {
+    match attempt {
+        Ok(proof) => Some(Ok(proof)),
+        Err(e) if policy == GpuFailure::Error => Some(Err(e)),
+        Err(e) => {
+            log::warn!("cuzk: {e:#}; retrying on the CPU");
+            None
         }
     }
 }
@@ -44,11 +62,39 @@ pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proo
             log::debug!("cuzk: proved on GPU {} (key {key})", device.index);
             Ok(proof)
         });
-        match attempt {
-            Ok(proof) => return Ok(proof),
-            Err(e) if gpu_failure_policy() == GpuFailure::Error => return Err(e),
-            Err(e) => log::warn!("cuzk: {e:#}; retrying on the CPU"),
+        if let Some(outcome) = settle(gpu_failure_policy(), attempt) {
+            return outcome;
         }
     }
     groth16::prove(pk, cs, r, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::groth16::Proof;
+    use group::Group;
+
+    fn a_proof() -> Proof {
+        Proof { a: blstrs::G1Projective::generator().into(), b: blstrs::G2Projective::generator().into(), c: blstrs::G1Projective::generator().into() }
+    }
+
+    #[test]
+    fn the_policy_comes_from_the_variable_and_defaults_to_the_cpu() {
+        assert_eq!(parse_policy(None), GpuFailure::RetryOnCpu);
+        assert_eq!(parse_policy(Some("cpu")), GpuFailure::RetryOnCpu);
+        assert_eq!(parse_policy(Some("error")), GpuFailure::Error);
+        assert_eq!(parse_policy(Some("abort")), GpuFailure::RetryOnCpu);
+    }
+
+    #[test]
+    fn a_gpu_failure_is_retried_on_the_cpu_or_returned_never_lost() {
+        let oom = || Err(anyhow::anyhow!("CUDA error 2: out of memory"));
+        assert!(settle(GpuFailure::RetryOnCpu, oom()).is_none());
+        let returned = settle(GpuFailure::Error, oom()).expect("the error is returned");
+        assert!(format!("{:#}", returned.unwrap_err()).contains("out of memory"));
+        for policy in [GpuFailure::RetryOnCpu, GpuFailure::Error] {
+            assert!(matches!(settle(policy, Ok(a_proof())), Some(Ok(_))));
+        }
+    }
 }

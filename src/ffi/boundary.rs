@@ -115,18 +115,31 @@ impl CValue for GenerateFallbackSectorChallenges_t {
     }
 }
 
-impl CValue for () {
-    fn on_error() -> Self {}
-    unsafe fn release(self) {}
+/// Values that own no memory: stock's `Default` (all zeros) on error, nothing to free.
+macro_rules! plain_value {
+    ($ty:ty, $zero:expr) => {
+        impl CValue for $ty {
+            fn on_error() -> Self {
+                $zero
+            }
+            unsafe fn release(self) {}
+        }
+    };
 }
 
-impl CValue for EmptySectorUpdateEncodeInto_t {
-    fn on_error() -> Self {
-        let zero = uint8_32_array_t { idx: [0; 32] };
-        Self { comm_r_new: zero, comm_r_last_new: zero, comm_d_new: zero }
-    }
-    unsafe fn release(self) {}
-}
+const ZERO32: uint8_32_array_t = uint8_32_array_t { idx: [0; 32] };
+
+plain_value!((), ());
+plain_value!(usize, 0);
+plain_value!(uint8_32_array_t, ZERO32);
+plain_value!(WriteWithAlignment_t, WriteWithAlignment_t { comm_p: ZERO32, left_alignment_unpadded: 0, total_write_unpadded: 0 });
+plain_value!(WriteWithoutAlignment_t, WriteWithoutAlignment_t { comm_p: ZERO32, total_write_unpadded: 0 });
+plain_value!(GeneratePieceCommitment_t, GeneratePieceCommitment_t { comm_p: ZERO32, num_bytes_aligned: 0 });
+plain_value!(SealPreCommitPhase2_t, SealPreCommitPhase2_t { registered_proof: 0, comm_d: ZERO32, comm_r: ZERO32 });
+plain_value!(
+    EmptySectorUpdateEncodeInto_t,
+    EmptySectorUpdateEncodeInto_t { comm_r_new: ZERO32, comm_r_last_new: ZERO32, comm_d_new: ZERO32 }
+);
 
 /// A `Result_*_t` response: status, error message and value.
 pub trait Response: Sized {
@@ -170,17 +183,24 @@ response!(Result_GenerateWindowPoSt_t, GenerateWindowPoSt_t);
 response!(Result_GenerateSingleWindowPoStWithVanilla_t, GenerateSingleWindowPoStWithVanilla_t);
 response!(Result_slice_boxed_uint64_t, slice_boxed_uint64_t);
 response!(Result_EmptySectorUpdateEncodeInto_t, EmptySectorUpdateEncodeInto_t);
+response!(Result_GenerateFallbackSectorChallenges_t, GenerateFallbackSectorChallenges_t);
+response!(Result_size_t, usize);
+response!(Result_uint8_32_array_t, uint8_32_array_t);
+response!(Result_WriteWithAlignment_t, WriteWithAlignment_t);
+response!(Result_WriteWithoutAlignment_t, WriteWithoutAlignment_t);
+response!(Result_GeneratePieceCommitment_t, GeneratePieceCommitment_t);
+response!(Result_SealPreCommitPhase2_t, SealPreCommitPhase2_t);
 
+/// `Result<()>` has no value field in C.
 impl Response for Result_void_t {
     type Value = ();
-    fn new(status_code: i32, error_msg: slice_boxed_uint8_t, (): ()) -> Self {
+    fn new(status_code: i32, error_msg: slice_boxed_uint8_t, _value: ()) -> Self {
         Self { status_code, error_msg }
     }
     fn into_parts(self) -> (slice_boxed_uint8_t, ()) {
         (self.error_msg, ())
     }
 }
-response!(Result_GenerateFallbackSectorChallenges_t, GenerateFallbackSectorChallenges_t);
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
@@ -210,7 +230,13 @@ pub fn respond_display_with<R: Response>(
     on_error: fn(&anyhow::Error) -> R::Value,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
-    respond_inner(name, |e| e.to_string(), on_error, body)
+    respond_with(name, |e| e.to_string(), true, on_error, body)
+}
+
+/// `respond_display` that leaves logging alone, as stock's `get_*` accessors:
+/// they may come before `init_log_fd` without making it fail.
+pub fn respond_accessor<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
+    respond_with(name, |e| e.to_string(), false, |_| R::Value::on_error(), body)
 }
 
 fn respond_as<R: Response>(
@@ -218,16 +244,19 @@ fn respond_as<R: Response>(
     message: fn(&anyhow::Error) -> String,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
-    respond_inner(name, message, |_| R::Value::on_error(), body)
+    respond_with(name, message, true, |_| R::Value::on_error(), body)
 }
 
-fn respond_inner<R: Response>(
+fn respond_with<R: Response>(
     name: &str,
     message: fn(&anyhow::Error) -> String,
+    init_log: bool,
     on_error: fn(&anyhow::Error) -> R::Value,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
-    super::logging::init();
+    if init_log {
+        super::logging::init();
+    }
     log::debug!("{name}: start");
     let response = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => R::ok(value),

@@ -217,3 +217,28 @@ pub unsafe fn free_value<T>(ptr: *mut T) {
         drop(unsafe { Box::from_raw(ptr) });
     }
 }
+
+/// The caller's pieces as the api's `PieceInfo`s (copied as stock, unchecked).
+///
+/// # Safety
+/// As `list`.
+pub unsafe fn pieces(s: slice_ref_PublicPieceInfo_t, what: &str) -> Result<Vec<filecoin_proofs_api::PieceInfo>> {
+    // SAFETY: forwarded from this function's contract.
+    let pieces = unsafe { list(s.ptr, s.len, what)? };
+    Ok(pieces
+        .iter()
+        .map(|p| filecoin_proofs_api::PieceInfo {
+            commitment: p.comm_p.idx,
+            size: filecoin_proofs_api::UnpaddedBytesAmount(p.num_bytes),
+        })
+        .collect())
+}
+
+/// The caller's `u64`s.
+///
+/// # Safety
+/// As `list`.
+pub unsafe fn u64s<'a>(s: slice_ref_uint64_t, what: &str) -> Result<&'a [u64]> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { list(s.ptr, s.len, what) }
+}

@@ -65,36 +65,6 @@ pub unsafe extern "C" fn destroy_merge_window_post_partition_proofs_response(ptr
     unsafe { destroy(ptr) }
 }
 
-/// Frees a response of `generate_fallback_sector_challenges`.
-///
-/// # Safety
-/// `ptr` must be NULL or such a response, not yet freed.
-#[no_mangle]
-pub unsafe extern "C" fn destroy_generate_fallback_sector_challenges_response(ptr: *mut Result_GenerateFallbackSectorChallenges_t) {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { destroy(ptr) }
-}
-
-/// Frees a response of `generate_single_vanilla_proof`.
-///
-/// # Safety
-/// `ptr` must be NULL or such a response, not yet freed.
-#[no_mangle]
-pub unsafe extern "C" fn destroy_generate_single_vanilla_proof_response(ptr: *mut Result_slice_boxed_uint8_t) {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { destroy(ptr) }
-}
-
-/// Frees a response of `generate_winning_post_sector_challenge`.
-///
-/// # Safety
-/// `ptr` must be NULL or such a response, not yet freed.
-#[no_mangle]
-pub unsafe extern "C" fn destroy_generate_winning_post_sector_challenge(ptr: *mut Result_slice_boxed_uint64_t) {
-    // SAFETY: forwarded from this function's contract.
-    unsafe { destroy(ptr) }
-}
-
 /// Frees a response of `verify_winning_post`.
 ///
 /// # Safety
@@ -141,6 +111,216 @@ pub unsafe extern "C" fn destroy_empty_sector_update_verify_proof_response(ptr: 
 /// `ptr` must be NULL or such a response, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn destroy_gpu_device_response(ptr: *mut Result_slice_boxed_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `write_with_alignment`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_write_with_alignment_response(ptr: *mut Result_WriteWithAlignment_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `write_without_alignment`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_write_without_alignment_response(ptr: *mut Result_WriteWithoutAlignment_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_piece_commitment`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_piece_commitment_response(ptr: *mut Result_GeneratePieceCommitment_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_data_commitment`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_data_commitment_response(ptr: *mut Result_uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `seal_pre_commit_phase1`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_seal_pre_commit_phase1_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `seal_pre_commit_phase2`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_seal_pre_commit_phase2_response(ptr: *mut Result_SealPreCommitPhase2_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `seal_commit_phase1`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_seal_commit_phase1_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `unseal_range`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_unseal_range_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_synth_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_synth_proofs_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `clear_cache` and `clear_synthetic_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_clear_cache_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `fauxrep` and `fauxrep2`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_fauxrep_response(ptr: *mut Result_uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_sdr`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_sdr_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_tree_c`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_tree_c_response(ptr: *mut Result_uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_tree_r_last`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_tree_r_last_response(ptr: *mut Result_uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of stock's (removed) `finalize_ticket`; any `Result_uint8_32_array_t`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_finalize_ticket_response(ptr: *mut Result_uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of the `get_seal_*` and `get_post_*` string accessors.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_string_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `get_num_partition_for_fallback_post`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_get_num_partition_for_fallback_post_response(ptr: *mut Result_size_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `init_log_fd`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_init_log_fd_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_fallback_sector_challenges`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_fallback_sector_challenges_response(ptr: *mut Result_GenerateFallbackSectorChallenges_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_single_vanilla_proof`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_single_vanilla_proof_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_winning_post_sector_challenge`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_winning_post_sector_challenge(ptr: *mut Result_slice_boxed_uint64_t) {
     // SAFETY: forwarded from this function's contract.
     unsafe { destroy(ptr) }
 }

@@ -1,14 +1,13 @@
 //! SnapDeals exports: the update SNARK from vanilla partition proofs or from the
 //! sector files (cuzk's prover), and its verification (stock verifier).
 
-use std::{fs::File, mem::ManuallyDrop, os::unix::io::FromRawFd};
-
-use anyhow::{anyhow, ensure, Result};
-use filecoin_proofs_api::{update as stock, PieceInfo, RegisteredUpdateProof, UnpaddedBytesAmount};
+use anyhow::{anyhow, Result};
+use filecoin_proofs_api::{update as stock, RegisteredUpdateProof};
 
 use super::{
     boundary::respond,
-    boxed::{array32, byte_lists, bytes, list, path},
+    boxed::{self, array32, byte_lists, bytes, path},
+    fd,
     types::*,
 };
 use crate::api::snap::{self, UpdateCommitments};
@@ -118,28 +117,6 @@ pub unsafe extern "C" fn verify_empty_sector_update_proof(
     })
 }
 
-/// The caller's pieces as stock's `PieceInfo`s.
-///
-/// # Safety
-/// A non-NULL `pieces.ptr` must be readable for `pieces.len` elements.
-unsafe fn piece_infos(pieces: slice_ref_PublicPieceInfo_t) -> Result<Vec<PieceInfo>> {
-    // SAFETY: forwarded from this function's contract.
-    let pieces = unsafe { list(pieces.ptr, pieces.len, "pieces")? };
-    Ok(pieces.iter().map(|p| PieceInfo { commitment: p.comm_p.idx, size: UnpaddedBytesAmount(p.num_bytes) }).collect())
-}
-
-/// The caller's open file `fd`, borrowed: never closed here (as stock's
-/// `FileDescriptorRef`).
-///
-/// # Safety
-/// A non-negative `fd` must be an open file descriptor for the whole call.
-unsafe fn borrowed_fd(fd: i32, what: &str) -> Result<ManuallyDrop<File>> {
-    ensure!(fd >= 0, "{what} is not a file descriptor ({fd})");
-    // SAFETY: an open descriptor by this function's contract; `ManuallyDrop`
-    // keeps it open when the `File` goes out of scope.
-    Ok(ManuallyDrop::new(unsafe { File::from_raw_fd(fd) }))
-}
-
 /// Encodes the staged data into a new replica of the sector key (stock).
 ///
 /// # Safety
@@ -163,7 +140,7 @@ pub unsafe extern "C" fn empty_sector_update_encode_into(
         let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
         let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
         let staged = unsafe { path(staged_data_path, "staged_data_path")? };
-        let pieces = unsafe { piece_infos(pieces)? };
+        let pieces = unsafe { boxed::pieces(pieces, "pieces")? };
         let out =
             stock::empty_sector_update_encode_into(rp, new_replica, new_cache, sector_key, sector_key_cache, staged, &pieces)?;
         Ok(EmptySectorUpdateEncodeInto_t {
@@ -224,16 +201,16 @@ pub unsafe extern "C" fn empty_sector_update_decode_from_range(
         // SAFETY (all): forwarded from this function's contract.
         let comm_d = unsafe { array32(comm_d, "comm_d")? };
         let comm_r = unsafe { array32(comm_r, "comm_r")? };
-        let input = unsafe { borrowed_fd(input_fd, "input_fd")? };
-        let sector_key = unsafe { borrowed_fd(sector_key_fd, "sector_key_fd")? };
-        let mut output = unsafe { borrowed_fd(output_fd, "output_fd")? };
+        let input = unsafe { fd::borrow(input_fd, "input_fd")? };
+        let sector_key = unsafe { fd::borrow(sector_key_fd, "sector_key_fd")? };
+        let output = unsafe { fd::borrow(output_fd, "output_fd")? };
         stock::empty_sector_update_decode_from_range(
             rp,
             comm_d,
             comm_r,
             &*input,
             &*sector_key,
-            &mut *output,
+            &mut &*output,
             usize::try_from(nodes_offset)?,
             usize::try_from(num_nodes)?,
         )

@@ -24,7 +24,7 @@ pub struct slice_boxed_uint8_t {
 }
 
 #[repr(C)]
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct uint8_32_array_t {
     pub idx: [u8; 32],
 }
@@ -218,12 +218,106 @@ pub struct Result_PoStProof_t {
     pub value: PoStProof_t,
 }
 
-/// Borrowed `uint64_t`s; `ptr` may be NULL only when `len` is 0.
+/// `Result<()>`: stock omits the value field.
+#[repr(C)]
+pub struct Result_void_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+}
+
+#[repr(C)]
+pub struct Result_size_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: usize,
+}
+
+#[repr(C)]
+pub struct Result_uint8_32_array_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: uint8_32_array_t,
+}
+
+/// Borrowed `u64`s; `ptr` may be NULL only when `len` is 0.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct slice_ref_uint64_t {
     pub ptr: *const u64,
     pub len: usize,
+}
+
+/// A piece of a sector: its unpadded size and its commitment.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct PublicPieceInfo_t {
+    pub num_bytes: u64,
+    pub comm_p: uint8_32_array_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_PublicPieceInfo_t {
+    pub ptr: *const PublicPieceInfo_t,
+    pub len: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WriteWithAlignment_t {
+    pub comm_p: uint8_32_array_t,
+    pub left_alignment_unpadded: u64,
+    pub total_write_unpadded: u64,
+}
+
+#[repr(C)]
+pub struct Result_WriteWithAlignment_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: WriteWithAlignment_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct WriteWithoutAlignment_t {
+    pub comm_p: uint8_32_array_t,
+    pub total_write_unpadded: u64,
+}
+
+#[repr(C)]
+pub struct Result_WriteWithoutAlignment_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: WriteWithoutAlignment_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct GeneratePieceCommitment_t {
+    pub comm_p: uint8_32_array_t,
+    pub num_bytes_aligned: u64,
+}
+
+#[repr(C)]
+pub struct Result_GeneratePieceCommitment_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: GeneratePieceCommitment_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SealPreCommitPhase2_t {
+    pub registered_proof: RegisteredSealProof_t,
+    pub comm_d: uint8_32_array_t,
+    pub comm_r: uint8_32_array_t,
+}
+
+#[repr(C)]
+pub struct Result_SealPreCommitPhase2_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: SealPreCommitPhase2_t,
 }
 
 #[repr(C)]
@@ -296,28 +390,6 @@ pub struct slice_ref_size_t {
     pub len: usize,
 }
 
-/// A response without a value.
-#[repr(C)]
-pub struct Result_void_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-}
-
-/// A piece of a sector: its unpadded size and commitment.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct PublicPieceInfo_t {
-    pub num_bytes: u64,
-    pub comm_p: uint8_32_array_t,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct slice_ref_PublicPieceInfo_t {
-    pub ptr: *const PublicPieceInfo_t,
-    pub len: usize,
-}
-
 /// The commitments of a SnapDeals update.
 #[repr(C)]
 pub struct EmptySectorUpdateEncodeInto_t {
@@ -338,6 +410,7 @@ pub enum RegisteredAggregationProof {
     REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V1 = 0,
     REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V2 = 1,
 }
+
 /// Received as its `int32_t` and validated: an out-of-range value is an error.
 pub type RegisteredAggregationProof_t = i32;
 

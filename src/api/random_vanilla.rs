@@ -1,0 +1,151 @@
+//! Shape-true PoRep inputs without a sealed sector: a C1 output whose vanilla
+//! proofs have exactly the structure of the registered proof's (partitions,
+//! challenges, layers, parents, Merkle paths of each tree's arity and depth)
+//! filled with random values. Its circuits synthesize to the real circuit's
+//! shape with witnesses that do not satisfy it: for timing full-size proofs
+//! that cannot be sealed here, never for proofs anyone verifies.
+
+use std::any::Any;
+
+use anyhow::{anyhow, Result};
+use filecoin_hashers::{poseidon::PoseidonDomain, Domain, Hasher};
+use filecoin_proofs::{parameters::setup_params, DefaultPieceHasher};
+use filecoin_proofs_api::{
+    seal::{SealCommitPhase1Output, VanillaSealProof},
+    RegisteredSealProof,
+};
+use generic_array::typenum::{Unsigned, U2};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use storage_proofs_core::merkle::{MerkleProof, MerkleTreeTrait};
+use storage_proofs_porep::stacked::{
+    ColumnProof, EncodingProof, LabelingProof, Proof, ReplicaColumnProof, TOTAL_PARENTS,
+};
+
+use super::shape::with_shape;
+
+/// A C1 output of `rp`'s shape with random contents, reproducible from `seed`.
+pub fn porep_c1(rp: RegisteredSealProof, seed: u64) -> Result<SealCommitPhase1Output> {
+    let size = u64::from(rp.sector_size());
+    with_shape!(size, porep_c1_typed, rp, seed)
+}
+
+fn porep_c1_typed<Tree: 'static + MerkleTreeTrait>(rp: RegisteredSealProof, seed: u64) -> Result<SealCommitPhase1Output> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let config = rp.as_v1_config();
+    let sp = setup_params(&config)?;
+    let per_partition = sp.challenges.num_challenges_per_partition();
+    // One tree root of each kind for the whole sector, as in a real C1 output.
+    let shape = Shape::<Tree> {
+        nodes: sp.nodes,
+        layers: sp.num_layers,
+        drg_parents: sp.degree,
+        exp_parents: sp.expansion_degree,
+        comm_c: Domain::random(&mut rng),
+        comm_r_last: Domain::random(&mut rng),
+        comm_d: Domain::random(&mut rng),
+    };
+    let vanilla: Vec<Vec<Proof<Tree, DefaultPieceHasher>>> = (0..usize::from(config.partitions))
+        .map(|_| (0..per_partition).map(|_| shape.proof(&mut rng)).collect())
+        .collect();
+    let field = |rng: &mut ChaCha8Rng| {
+        let mut b = [0u8; 32];
+        rng.fill_bytes(&mut b);
+        b[31] &= 0x3f;
+        b
+    };
+    Ok(SealCommitPhase1Output {
+        registered_proof: rp,
+        vanilla_proofs: untyped(vanilla)?,
+        comm_r: field(&mut rng),
+        comm_d: field(&mut rng),
+        replica_id: PoseidonDomain::random(&mut rng),
+        seed: field(&mut rng),
+        ticket: field(&mut rng),
+    })
+}
+
+struct Shape<Tree: MerkleTreeTrait> {
+    nodes: usize,
+    layers: usize,
+    drg_parents: usize,
+    exp_parents: usize,
+    comm_c: <Tree::Hasher as Hasher>::Domain,
+    comm_r_last: <Tree::Hasher as Hasher>::Domain,
+    comm_d: <DefaultPieceHasher as Hasher>::Domain,
+}
+
+impl<Tree: 'static + MerkleTreeTrait> Shape<Tree> {
+    fn proof(&self, rng: &mut ChaCha8Rng) -> Proof<Tree, DefaultPieceHasher> {
+        let challenge = rng.gen_range(0..self.nodes);
+        let column = |rng: &mut ChaCha8Rng| {
+            let rows = (0..self.layers).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
+            ColumnProof::new(rng.gen_range(0..self.nodes) as u32, rows, self.tree_r_path(self.comm_c, rng))
+        };
+        let parents = |rng: &mut ChaCha8Rng| (0..TOTAL_PARENTS).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
+        Proof {
+            comm_d_proofs: binary_path::<DefaultPieceHasher>(self.nodes, self.comm_d, rng),
+            comm_r_last_proof: self.tree_r_path(self.comm_r_last, rng),
+            replica_column_proofs: ReplicaColumnProof {
+                c_x: column(rng),
+                drg_parents: (0..self.drg_parents).map(|_| column(rng)).collect(),
+                exp_parents: (0..self.exp_parents).map(|_| column(rng)).collect(),
+            },
+            labeling_proofs: (1..=self.layers)
+                .map(|layer| LabelingProof::new(layer as u32, challenge as u64, parents(rng)))
+                .collect(),
+            encoding_proof: EncodingProof::new(self.layers as u32, challenge as u64, parents(rng)),
+        }
+    }
+
+    /// An inclusion proof in a tree of Tree's shape over `nodes` leaves with
+    /// root `root`: base levels of `Arity`, then one level each of the sub- and
+    /// top-tree arities.
+    fn tree_r_path(
+        &self,
+        root: <Tree::Hasher as Hasher>::Domain,
+        rng: &mut ChaCha8Rng,
+    ) -> MerkleProof<Tree::Hasher, Tree::Arity, Tree::SubTreeArity, Tree::TopTreeArity> {
+        let (base, sub, top) = (Tree::Arity::to_usize(), Tree::SubTreeArity::to_usize(), Tree::TopTreeArity::to_usize());
+        let mut base_leaves = self.nodes;
+        let mut upper = Vec::new();
+        for arity in [sub, top] {
+            // An arity of 0 means the tree has no such level.
+            if let Some(leaves) = base_leaves.checked_div(arity) {
+                base_leaves = leaves;
+                upper.push(arity);
+            }
+        }
+        let depth = base_leaves.ilog(base) as usize;
+        let level = |arity: usize, rng: &mut ChaCha8Rng| {
+            let siblings = (0..arity - 1).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
+            (siblings, rng.gen_range(0..arity))
+        };
+        let mut path: Vec<_> = (0..depth).map(|_| level(base, rng)).collect();
+        path.extend(upper.into_iter().map(|a| level(a, rng)));
+        MerkleProof::from_parts(Domain::random(rng), root, path)
+    }
+}
+
+fn binary_path<H: Hasher>(nodes: usize, root: H::Domain, rng: &mut ChaCha8Rng) -> MerkleProof<H, U2> {
+    let path = (0..nodes.ilog2()).map(|_| (vec![H::Domain::random(rng)], rng.gen_range(0..2))).collect();
+    MerkleProof::from_parts(H::Domain::random(rng), root, path)
+}
+
+/// The api's enum of the typed vanilla proofs: the variant whose type is `v`'s.
+fn untyped<Tree: 'static + MerkleTreeTrait>(v: Vec<Vec<Proof<Tree, DefaultPieceHasher>>>) -> Result<VanillaSealProof> {
+    macro_rules! first_matching {
+        ($any:expr, $($variant:ident),+) => {{
+            let any: Box<dyn Any> = $any;
+            $(
+                let any = match any.downcast() {
+                    Ok(v) => return Ok(VanillaSealProof::$variant(*v)),
+                    Err(other) => other,
+                };
+            )+
+            drop(any);
+            Err(anyhow!("no vanilla proof variant has this tree shape"))
+        }};
+    }
+    first_matching!(Box::new(v), StackedDrg2KiBV1, StackedDrg8MiBV1, StackedDrg512MiBV1, StackedDrg32GiBV1, StackedDrg64GiBV1)
+}
