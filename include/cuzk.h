@@ -17,6 +17,11 @@ enum FCPResponseStatus {
   F_C_P_RESPONSE_STATUS_RECEIVER_ERROR = 3,
 };
 
+enum RegisteredAggregationProof {
+  REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V1 = 0,
+  REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V2 = 1,
+};
+
 enum RegisteredPoStProof {
   REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING2_KI_B_V1 = 0,
   REGISTERED_PO_ST_PROOF_STACKED_DRG_WINNING8_MI_B_V1 = 1,
@@ -58,6 +63,14 @@ enum RegisteredSealProof {
   REGISTERED_SEAL_PROOF_STACKED_DRG64_GI_B_V1_2__FEAT__NON_INTERACTIVE_PO_REP = 19,
 };
 
+enum RegisteredUpdateProof {
+  REGISTERED_UPDATE_PROOF_STACKED_DRG2_KI_B_V1 = 0,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG8_MI_B_V1 = 1,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG512_MI_B_V1 = 2,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG32_GI_B_V1 = 3,
+  REGISTERED_UPDATE_PROOF_STACKED_DRG64_GI_B_V1 = 4,
+};
+
 typedef int32_t FCPResponseStatus_t;
 
 /**
@@ -68,17 +81,6 @@ typedef struct slice_boxed_uint8 {
   uint8_t *ptr;
   size_t len;
 } slice_boxed_uint8_t;
-
-typedef struct slice_boxed_slice_boxed_uint8 {
-  slice_boxed_uint8_t *ptr;
-  size_t len;
-} slice_boxed_slice_boxed_uint8_t;
-
-typedef struct Result_slice_boxed_slice_boxed_uint8 {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-  slice_boxed_slice_boxed_uint8_t value;
-} Result_slice_boxed_slice_boxed_uint8_t;
 
 typedef struct Result_slice_boxed_uint8 {
   FCPResponseStatus_t status_code;
@@ -92,6 +94,96 @@ typedef struct Result_slice_boxed_uint8 {
 typedef int32_t RegisteredSealProof_t;
 
 /**
+ * Received as its `int32_t` and validated: an out-of-range value is an error.
+ */
+typedef int32_t RegisteredAggregationProof_t;
+
+typedef struct uint8_32_array {
+  uint8_t idx[32];
+} uint8_32_array_t;
+
+/**
+ * Borrowed 32-byte arrays; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_uint8_32_array {
+  const uint8_32_array_t *ptr;
+  size_t len;
+} slice_ref_uint8_32_array_t;
+
+/**
+ * Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
+ */
+typedef struct slice_ref_slice_boxed_uint8 {
+  const slice_boxed_uint8_t *ptr;
+  size_t len;
+} slice_ref_slice_boxed_uint8_t;
+
+typedef struct Result_bool {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  bool value;
+} Result_bool_t;
+
+/**
+ * Borrowed bytes; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_uint8 {
+  const uint8_t *ptr;
+  size_t len;
+} slice_ref_uint8_t;
+
+/**
+ * What the verifier of an aggregated PoRep knows of one sector.
+ */
+typedef struct AggregationInputs {
+  uint8_32_array_t comm_r;
+  uint8_32_array_t comm_d;
+  uint64_t sector_id;
+  uint8_32_array_t ticket;
+  uint8_32_array_t seed;
+} AggregationInputs_t;
+
+typedef struct slice_ref_AggregationInputs {
+  const AggregationInputs_t *ptr;
+  size_t len;
+} slice_ref_AggregationInputs_t;
+
+/**
+ * A BLS signature or message digest (compressed G2), Rust-owned when returned;
+ * free with `destroy_box_bls_signature` / `destroy_box_bls_digest`.
+ */
+typedef struct uint8_96_array {
+  uint8_t idx[96];
+} uint8_96_array_t;
+
+/**
+ * Borrowed `size_t`s; `ptr` may be NULL only when `len` is 0.
+ */
+typedef struct slice_ref_size {
+  const size_t *ptr;
+  size_t len;
+} slice_ref_size_t;
+
+/**
+ * A BLS public key (compressed G1), Rust-owned when returned; free with
+ * `destroy_box_bls_public_key`.
+ */
+typedef struct uint8_48_array {
+  uint8_t idx[48];
+} uint8_48_array_t;
+
+typedef struct slice_boxed_slice_boxed_uint8 {
+  slice_boxed_uint8_t *ptr;
+  size_t len;
+} slice_boxed_slice_boxed_uint8_t;
+
+typedef struct Result_slice_boxed_slice_boxed_uint8 {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  slice_boxed_slice_boxed_uint8_t value;
+} Result_slice_boxed_slice_boxed_uint8_t;
+
+/**
  * Received as its `int32_t` and validated. Window `*_V1_1` is stock's api `V1_2`.
  */
 typedef int32_t RegisteredPoStProof_t;
@@ -101,10 +193,6 @@ typedef struct Result_size {
   slice_boxed_uint8_t error_msg;
   size_t value;
 } Result_size_t;
-
-typedef struct uint8_32_array {
-  uint8_t idx[32];
-} uint8_32_array_t;
 
 typedef struct WriteWithAlignment {
   uint8_32_array_t comm_p;
@@ -166,12 +254,6 @@ typedef struct slice_ref_PublicPieceInfo {
   const PublicPieceInfo_t *ptr;
   size_t len;
 } slice_ref_PublicPieceInfo_t;
-
-typedef struct Result_bool {
-  FCPResponseStatus_t status_code;
-  slice_boxed_uint8_t error_msg;
-  bool value;
-} Result_bool_t;
 
 typedef struct PoStProof {
   RegisteredPoStProof_t registered_proof;
@@ -247,13 +329,63 @@ typedef struct Result_void {
   slice_boxed_uint8_t error_msg;
 } Result_void_t;
 
-/**
- * Borrowed list of Rust-owned buffers (each from `alloc_boxed_slice`).
- */
-typedef struct slice_ref_slice_boxed_uint8 {
-  const slice_boxed_uint8_t *ptr;
+typedef struct slice_boxed_slice_boxed_uint64 {
+  slice_boxed_uint64_t *ptr;
   size_t len;
-} slice_ref_slice_boxed_uint8_t;
+} slice_boxed_slice_boxed_uint64_t;
+
+/**
+ * The challenged leaves of each sector: `challenges[i]` belongs to `ids[i]`.
+ */
+typedef struct GenerateFallbackSectorChallenges {
+  slice_boxed_uint64_t ids;
+  slice_boxed_slice_boxed_uint64_t challenges;
+} GenerateFallbackSectorChallenges_t;
+
+typedef struct Result_GenerateFallbackSectorChallenges {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  GenerateFallbackSectorChallenges_t value;
+} Result_GenerateFallbackSectorChallenges_t;
+
+typedef struct Result_slice_boxed_uint64 {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  slice_boxed_uint64_t value;
+} Result_slice_boxed_uint64_t;
+
+/**
+ * The commitments of a SnapDeals update.
+ */
+typedef struct EmptySectorUpdateEncodeInto {
+  uint8_32_array_t comm_r_new;
+  uint8_32_array_t comm_r_last_new;
+  uint8_32_array_t comm_d_new;
+} EmptySectorUpdateEncodeInto_t;
+
+typedef struct Result_EmptySectorUpdateEncodeInto {
+  FCPResponseStatus_t status_code;
+  slice_boxed_uint8_t error_msg;
+  EmptySectorUpdateEncodeInto_t value;
+} Result_EmptySectorUpdateEncodeInto_t;
+
+/**
+ * A replica a PoSt reads. The path buffers are Rust-owned (`alloc_boxed_slice`):
+ * borrowed in a `slice_ref_PrivateReplicaInfo_t`, taken (and freed) by
+ * `generate_single_vanilla_proof`, which receives the struct by value.
+ */
+typedef struct PrivateReplicaInfo {
+  RegisteredPoStProof_t registered_proof;
+  slice_boxed_uint8_t cache_dir_path;
+  uint8_32_array_t comm_r;
+  slice_boxed_uint8_t replica_path;
+  uint64_t sector_id;
+} PrivateReplicaInfo_t;
+
+typedef struct slice_ref_PrivateReplicaInfo {
+  const PrivateReplicaInfo_t *ptr;
+  size_t len;
+} slice_ref_PrivateReplicaInfo_t;
 
 typedef struct PublicReplicaInfo {
   RegisteredPoStProof_t registered_proof;
@@ -272,17 +404,119 @@ typedef struct slice_ref_PoStProof {
 } slice_ref_PoStProof_t;
 
 /**
- * Borrowed bytes; `ptr` may be NULL only when `len` is 0.
- */
-typedef struct slice_ref_uint8 {
-  const uint8_t *ptr;
-  size_t len;
-} slice_ref_uint8_t;
-
-/**
  * Received as its `int32_t` and validated: an out-of-range value is an error.
  */
 typedef int32_t RegisteredUpdateProof_t;
+
+/**
+ * Aggregates C2 outputs (one per sector, with its comm_r and seed) into one
+ * SnarkPack proof (stock).
+ *
+ * # Safety
+ * Each list (and every buffer in `seal_commit_responses`) readable for its
+ * length. Free with `destroy_aggregate_proof`.
+ */
+Result_slice_boxed_uint8_t *aggregate_seal_proofs(RegisteredSealProof_t registered_proof,
+                                                         RegisteredAggregationProof_t registered_aggregation,
+                                                         slice_ref_uint8_32_array_t comm_rs,
+                                                         slice_ref_uint8_32_array_t seeds,
+                                                         slice_ref_slice_boxed_uint8_t seal_commit_responses);
+
+/**
+ * Verifies a SnarkPack proof against the public inputs of every sector (stock).
+ *
+ * # Safety
+ * `prover_id` NULL or readable; `proof` and `commit_inputs` readable for their
+ * lengths. Free with `destroy_verify_aggregate_seal_response`.
+ */
+Result_bool_t *verify_aggregate_seal_proof(RegisteredSealProof_t registered_proof,
+                                                  RegisteredAggregationProof_t registered_aggregation,
+                                                  const uint8_32_array_t *prover_id,
+                                                  slice_ref_uint8_t proof,
+                                                  slice_ref_AggregationInputs_t commit_inputs);
+
+/**
+ * The digest of `message` (hash to G2, compressed). NULL if `message` is
+ * malformed (NULL with a length). Free with `destroy_box_bls_digest`.
+ *
+ * # Safety
+ * A non-NULL `message.ptr` must be readable for `message.len` bytes.
+ */
+uint8_96_array_t *hash(slice_ref_uint8_t message);
+
+/**
+ * The aggregate of 96-byte signatures laid end to end. NULL on bad input (no
+ * signature, a length not a multiple of 96, a byte string not a signature).
+ * Free with `destroy_box_bls_signature`.
+ *
+ * # Safety
+ * A non-NULL `flattened_signatures.ptr` must be readable for its length.
+ */
+uint8_96_array_t *aggregate(slice_ref_uint8_t flattened_signatures);
+
+/**
+ * Whether `signature` is the aggregate of the signatures of the digests (96
+ * bytes each) by the public keys (48 bytes each), in order. False on bad input.
+ *
+ * # Safety
+ * Each non-NULL `ptr` must be readable for its length.
+ */
+bool verify(slice_ref_uint8_t signature,
+            slice_ref_uint8_t flattened_digests,
+            slice_ref_uint8_t flattened_public_keys);
+
+/**
+ * Whether `signature` is the aggregate of the signatures of the messages
+ * (laid end to end, `message_sizes[i]` bytes each) by the public keys (48
+ * bytes each), in order. False on bad input, including sizes that overrun the
+ * messages (stock panics there).
+ *
+ * # Safety
+ * Each non-NULL `ptr` must be readable for its length.
+ */
+bool hash_verify(slice_ref_uint8_t signature,
+                 slice_ref_uint8_t flattened_messages,
+                 slice_ref_size_t message_sizes,
+                 slice_ref_uint8_t flattened_public_keys);
+
+/**
+ * A new random private key (OS randomness). Free with `destroy_box_bls_private_key`.
+ */
+uint8_32_array_t *private_key_generate(void);
+
+/**
+ * The private key ChaCha20 seeded with `raw_seed` gives (same seed, same key;
+ * for tests). NULL if `raw_seed` is NULL. Free with `destroy_box_bls_private_key`.
+ *
+ * # Safety
+ * A non-NULL `raw_seed` must be readable.
+ */
+uint8_32_array_t *private_key_generate_with_seed(const uint8_32_array_t *raw_seed);
+
+/**
+ * The signature of `message` by a 32-byte private key. NULL if the key is not
+ * one. Free with `destroy_box_bls_signature`.
+ *
+ * # Safety
+ * Each non-NULL `ptr` must be readable for its length.
+ */
+uint8_96_array_t *private_key_sign(slice_ref_uint8_t raw_private_key,
+                                          slice_ref_uint8_t message);
+
+/**
+ * The public key of a 32-byte private key. NULL if the key is not one. Free
+ * with `destroy_box_bls_public_key`.
+ *
+ * # Safety
+ * A non-NULL `raw_private_key.ptr` must be readable for its length.
+ */
+uint8_48_array_t *private_key_public_key(slice_ref_uint8_t raw_private_key);
+
+/**
+ * The zero signature (the point at infinity), Filecoin's placeholder. Free with
+ * `destroy_box_bls_signature`.
+ */
+uint8_96_array_t *create_zero_signature(void);
 
 /**
  * The names of the GPUs cuzk proves on; an empty list (not an error) where
@@ -657,6 +891,126 @@ void destroy_get_num_partition_for_fallback_post_response(Result_size_t *ptr);
 void destroy_init_log_fd_response(Result_void_t *ptr);
 
 /**
+ * Frees a response of `generate_fallback_sector_challenges`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_fallback_sector_challenges_response(Result_GenerateFallbackSectorChallenges_t *ptr);
+
+/**
+ * Frees a response of `generate_single_vanilla_proof`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_single_vanilla_proof_response(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `generate_winning_post_sector_challenge`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_winning_post_sector_challenge(Result_slice_boxed_uint64_t *ptr);
+
+/**
+ * Frees a digest from `hash`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a digest, not yet freed.
+ */
+void destroy_box_bls_digest(uint8_96_array_t *ptr);
+
+/**
+ * Frees a private key from `private_key_generate(_with_seed)`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a key, not yet freed.
+ */
+void destroy_box_bls_private_key(uint8_32_array_t *ptr);
+
+/**
+ * Frees a public key from `private_key_public_key`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a key, not yet freed.
+ */
+void destroy_box_bls_public_key(uint8_48_array_t *ptr);
+
+/**
+ * Frees a signature from `private_key_sign`, `aggregate` or `create_zero_signature`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a signature, not yet freed.
+ */
+void destroy_box_bls_signature(uint8_96_array_t *ptr);
+
+/**
+ * Frees a response of `empty_sector_update_encode_into`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_encode_into_response(Result_EmptySectorUpdateEncodeInto_t *ptr);
+
+/**
+ * Frees a response of `empty_sector_update_decode_from`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_decode_from_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `empty_sector_update_decode_from_range`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_decode_from_range_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `empty_sector_update_remove_encoded_data`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_empty_sector_update_remove_encoded_data_response(Result_void_t *ptr);
+
+/**
+ * Frees a response of `generate_empty_sector_update_partition_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_generate_empty_sector_update_partition_proof_response(Result_slice_boxed_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `verify_empty_sector_update_partition_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_empty_sector_update_partition_proof_response(Result_bool_t *ptr);
+
+/**
+ * Frees a response of `aggregate_seal_proofs`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_aggregate_proof(Result_slice_boxed_uint8_t *ptr);
+
+/**
+ * Frees a response of `verify_aggregate_seal_proof`.
+ *
+ * # Safety
+ * `ptr` must be NULL or such a response, not yet freed.
+ */
+void destroy_verify_aggregate_seal_response(Result_bool_t *ptr);
+
+/**
  * Sends the library's log to `log_fd`, which the library then owns. Works only
  * before every other call but the `get_*` accessors (as stock); later it fails
  * and leaves `log_fd` open.
@@ -709,6 +1063,66 @@ Result_GenerateSingleWindowPoStWithVanilla_t *generate_single_window_post_with_v
  */
 Result_PoStProof_t *merge_window_post_partition_proofs(RegisteredPoStProof_t registered_proof,
                                                               slice_ref_slice_boxed_uint8_t partition_proofs);
+
+/**
+ * Winning PoSt from the replicas themselves (stock vanilla proofs, cuzk's
+ * SNARK); the PoSt type is the first replica's.
+ *
+ * # Safety
+ * Pointers NULL or readable; the replica list and its path buffers readable.
+ * Free with `destroy_generate_winning_post_response`.
+ */
+Result_slice_boxed_PoStProof_t *generate_winning_post(const uint8_32_array_t *randomness,
+                                                             slice_ref_PrivateReplicaInfo_t replicas,
+                                                             const uint8_32_array_t *prover_id);
+
+/**
+ * Window PoSt (all partitions) from the replicas themselves. As stock, a
+ * sector that cannot be proved fails the call (status 1, "faulty sectors
+ * [...]") with every such sector listed in `value.faulty_sectors`.
+ *
+ * # Safety
+ * As `generate_winning_post`; free with `destroy_generate_window_post_response`.
+ */
+Result_GenerateWindowPoSt_t *generate_window_post(const uint8_32_array_t *randomness,
+                                                         slice_ref_PrivateReplicaInfo_t replicas,
+                                                         const uint8_32_array_t *prover_id);
+
+/**
+ * The challenged leaves of each sector (stock), sectors in ascending order.
+ *
+ * # Safety
+ * Pointers NULL or readable; `sector_ids` readable for its length.
+ * Free with `destroy_generate_fallback_sector_challenges_response`.
+ */
+Result_GenerateFallbackSectorChallenges_t *generate_fallback_sector_challenges(RegisteredPoStProof_t registered_proof,
+                                                                                      const uint8_32_array_t *randomness,
+                                                                                      slice_ref_uint64_t sector_ids,
+                                                                                      const uint8_32_array_t *prover_id);
+
+/**
+ * One sector's vanilla PoSt proof (stock). Takes `replica` by value: its two
+ * path buffers are freed here, on every path.
+ *
+ * # Safety
+ * The path buffers must come from `alloc_boxed_slice` and not be used after
+ * the call; `challenges` readable for its length. Free with
+ * `destroy_generate_single_vanilla_proof_response`.
+ */
+Result_slice_boxed_uint8_t *generate_single_vanilla_proof(PrivateReplicaInfo_t replica,
+                                                                 slice_ref_uint64_t challenges);
+
+/**
+ * The indices (into the caller's sector set) of the sectors a Winning PoSt
+ * challenges (stock).
+ *
+ * # Safety
+ * Pointers NULL or readable. Free with `destroy_generate_winning_post_sector_challenge`.
+ */
+Result_slice_boxed_uint64_t *generate_winning_post_sector_challenge(RegisteredPoStProof_t registered_proof,
+                                                                           const uint8_32_array_t *randomness,
+                                                                           uint64_t sector_set_len,
+                                                                           const uint8_32_array_t *prover_id);
 
 /**
  * Verifies a Winning PoSt (the bytes of all proofs, concatenated) with stock.
@@ -977,5 +1391,96 @@ Result_bool_t *verify_empty_sector_update_proof(RegisteredUpdateProof_t register
                                                        const uint8_32_array_t *comm_r_old,
                                                        const uint8_32_array_t *comm_r_new,
                                                        const uint8_32_array_t *comm_d_new);
+
+/**
+ * Encodes the staged data into a new replica of the sector key (stock).
+ *
+ * # Safety
+ * Each path slice readable for its length; `pieces` readable.
+ * Free with `destroy_empty_sector_update_encode_into_response`.
+ */
+Result_EmptySectorUpdateEncodeInto_t *empty_sector_update_encode_into(RegisteredUpdateProof_t registered_proof,
+                                                                             slice_ref_uint8_t new_replica_path,
+                                                                             slice_ref_uint8_t new_cache_dir_path,
+                                                                             slice_ref_uint8_t sector_key_path,
+                                                                             slice_ref_uint8_t sector_key_cache_dir_path,
+                                                                             slice_ref_uint8_t staged_data_path,
+                                                                             slice_ref_PublicPieceInfo_t pieces);
+
+/**
+ * Decodes the data of an updated replica into `out_data_path` (stock).
+ *
+ * # Safety
+ * Each path slice readable for its length; `comm_d_new` NULL or readable.
+ * Free with `destroy_empty_sector_update_decode_from_response`.
+ */
+Result_void_t *empty_sector_update_decode_from(RegisteredUpdateProof_t registered_proof,
+                                                      slice_ref_uint8_t out_data_path,
+                                                      slice_ref_uint8_t replica_path,
+                                                      slice_ref_uint8_t sector_key_path,
+                                                      slice_ref_uint8_t sector_key_cache_dir_path,
+                                                      const uint8_32_array_t *comm_d_new);
+
+/**
+ * Decodes `num_nodes` nodes from `nodes_offset` of an updated replica, reading
+ * `input_fd` (replica) and `sector_key_fd`, writing `output_fd` (stock). The
+ * descriptors stay open.
+ *
+ * # Safety
+ * The commitments NULL or readable; each non-negative descriptor open for the
+ * call. Free with `destroy_empty_sector_update_decode_from_range_response`.
+ */
+Result_void_t *empty_sector_update_decode_from_range(RegisteredUpdateProof_t registered_proof,
+                                                            const uint8_32_array_t *comm_d,
+                                                            const uint8_32_array_t *comm_r,
+                                                            int32_t input_fd,
+                                                            int32_t sector_key_fd,
+                                                            int32_t output_fd,
+                                                            uint64_t nodes_offset,
+                                                            uint64_t num_nodes);
+
+/**
+ * Recovers the sector key from an updated replica and its data (stock).
+ *
+ * # Safety
+ * Each path slice readable for its length; `comm_d_new` NULL or readable.
+ * Free with `destroy_empty_sector_update_remove_encoded_data_response`.
+ */
+Result_void_t *empty_sector_update_remove_encoded_data(RegisteredUpdateProof_t registered_proof,
+                                                              slice_ref_uint8_t sector_key_path,
+                                                              slice_ref_uint8_t sector_key_cache_dir_path,
+                                                              slice_ref_uint8_t replica_path,
+                                                              slice_ref_uint8_t replica_cache_path,
+                                                              slice_ref_uint8_t data_path,
+                                                              const uint8_32_array_t *comm_d_new);
+
+/**
+ * The vanilla proof of every partition of an update (stock), in order.
+ *
+ * # Safety
+ * Pointers NULL or readable; each path slice readable for its length.
+ * Free with `destroy_generate_empty_sector_update_partition_proof_response`.
+ */
+Result_slice_boxed_slice_boxed_uint8_t *generate_empty_sector_update_partition_proofs(RegisteredUpdateProof_t registered_proof,
+                                                                                             const uint8_32_array_t *comm_r_old,
+                                                                                             const uint8_32_array_t *comm_r_new,
+                                                                                             const uint8_32_array_t *comm_d_new,
+                                                                                             slice_ref_uint8_t sector_key_path,
+                                                                                             slice_ref_uint8_t sector_key_cache_dir_path,
+                                                                                             slice_ref_uint8_t replica_path,
+                                                                                             slice_ref_uint8_t replica_cache_path);
+
+/**
+ * Verifies the vanilla partition proofs of an update (stock).
+ *
+ * # Safety
+ * Pointers NULL or readable; the list and its buffers readable.
+ * Free with `destroy_verify_empty_sector_update_partition_proof_response`.
+ */
+Result_bool_t *verify_empty_sector_update_partition_proofs(RegisteredUpdateProof_t registered_proof,
+                                                                  slice_ref_slice_boxed_uint8_t proofs,
+                                                                  const uint8_32_array_t *comm_r_old,
+                                                                  const uint8_32_array_t *comm_r_new,
+                                                                  const uint8_32_array_t *comm_d_new);
 
 #endif  /* CUZK_H */

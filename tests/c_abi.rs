@@ -71,3 +71,44 @@ fn c_program_drives_c2_and_bad_inputs_under_asan() {
 fn tail(s: &str) -> &str {
     &s[s.len().saturating_sub(6000)..]
 }
+
+/// Builds `tests/c/<name>.c` as `c_program_drives_c2_and_bad_inputs_under_asan`
+/// does, runs it with `args`, and returns its stdout (it must succeed).
+fn run_c_program(name: &str, args: &[&std::path::Path]) -> String {
+    let dir = profile_dir();
+    ensure_cdylib(&dir);
+    let work = std::env::temp_dir().join(format!("cuzk-c-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let exe = work.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(root.join(format!("tests/c/{name}.c")))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", dir.display()))
+        .arg("-lcuzk")
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .status()
+        .expect("running the C compiler");
+    assert!(status.success(), "compiling tests/c/{name}.c");
+    let out = Command::new(&exe)
+        .args(args)
+        .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
+        .output()
+        .expect("running the C program");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::remove_dir_all(&work);
+    assert!(out.status.success(), "C program failed\nstdout:\n{stdout}\nstderr (tail):\n{}", tail(&stderr));
+    stdout
+}
+
+#[test]
+fn c_program_drives_bls_and_post_challenges_under_asan() {
+    let stdout = run_c_program("bls_post_flow", &[]);
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}

@@ -93,6 +93,7 @@ fn bad_post_inputs_are_errors() {
 mod c_abi {
     use super::*;
     use cuzk::ffi::{destroy::*, post::*, slices::*, types::*};
+    use filecoin_proofs_api::RegisteredPoStProof;
 
     fn boxed(bytes: &[u8]) -> slice_boxed_uint8_t {
         let b = alloc_boxed_slice(bytes.len());
@@ -230,6 +231,236 @@ mod c_abi {
         for v in vanilla.into_iter().chain(parts) {
             // SAFETY: allocated above, freed once.
             unsafe { destroy_boxed_slice(v) };
+        }
+    }
+
+    /// A `PrivateReplicaInfo_t` of the fixture's sector; paths from `alloc_boxed_slice`.
+    fn private_replica(f: &Fixture, rp: i32, comm_r: [u8; 32]) -> PrivateReplicaInfo_t {
+        PrivateReplicaInfo_t {
+            registered_proof: rp,
+            cache_dir_path: boxed(f.dir.join("cache").to_str().unwrap().as_bytes()),
+            comm_r: uint8_32_array_t { idx: comm_r },
+            replica_path: boxed(f.dir.join("sealed").to_str().unwrap().as_bytes()),
+            sector_id: f.sector.sector_id,
+        }
+    }
+
+    fn free_replicas(replicas: Vec<PrivateReplicaInfo_t>) {
+        for r in replicas {
+            // SAFETY: allocated by `private_replica`, freed once.
+            unsafe {
+                destroy_boxed_slice(r.cache_dir_path);
+                destroy_boxed_slice(r.replica_path);
+            }
+        }
+    }
+
+    /// Window PoSt from replicas: (proofs, faulty sectors) or the error message.
+    fn window_from(f: &Fixture, replicas: &[PrivateReplicaInfo_t]) -> (Result<Vec<(i32, Vec<u8>)>, String>, Vec<u64>) {
+        let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
+        let list = slice_ref_PrivateReplicaInfo_t { ptr: replicas.as_ptr(), len: replicas.len() };
+        // SAFETY: locals outlive the call; the response is freed once.
+        unsafe {
+            let resp = generate_window_post(&rand, list, &pid);
+            let v = &(*resp).value;
+            let faulty = std::slice::from_raw_parts(v.faulty_sectors.ptr, v.faulty_sectors.len).to_vec();
+            let out = message((*resp).status_code, &(*resp).error_msg).map(|()| proofs_of(&v.proofs));
+            destroy_generate_window_post_response(resp);
+            (out, faulty)
+        }
+    }
+
+    #[test]
+    fn posts_from_replicas_through_the_c_abi() {
+        let (f, g) = (fixture(35), fixture(36));
+        let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
+
+        // Winning (C 0) from the replica: verified by stock.
+        let replicas = vec![private_replica(&f, 0, f.sector.comm_r)];
+        let list = slice_ref_PrivateReplicaInfo_t { ptr: replicas.as_ptr(), len: 1 };
+        // SAFETY: locals outlive the call; the response is freed once.
+        let winning = unsafe {
+            let resp = generate_winning_post(&rand, list, &pid);
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let p = proofs_of(&(*resp).value);
+            destroy_generate_winning_post_response(resp);
+            p
+        };
+        assert_eq!((winning.len(), winning[0].0, winning[0].1.len()), (1, 0, 192));
+        assert_eq!(verify(&f, 0, false, &winning), Ok(true));
+        // Wrong type for the call, empty list, NULL randomness, malformed list.
+        for (r, l, expect) in [
+            (&rand as *const _, slice_ref_PrivateReplicaInfo_t { ptr: std::ptr::null(), len: 0 }, "empty"),
+            (std::ptr::null(), list, "randomness is NULL"),
+            (&rand, slice_ref_PrivateReplicaInfo_t { ptr: std::ptr::null(), len: 2 }, "NULL pointer"),
+        ] {
+            // SAFETY: NULLs are part of the contract; locals outlive the call.
+            unsafe {
+                let resp = generate_winning_post(r, l, &pid);
+                let err = message((*resp).status_code, &(*resp).error_msg).unwrap_err();
+                assert!(err.contains(expect), "{expect}: {err}");
+                destroy_generate_winning_post_response(resp);
+            }
+        }
+        free_replicas(replicas);
+        let replicas = vec![private_replica(&f, 10, f.sector.comm_r)];
+        let list = slice_ref_PrivateReplicaInfo_t { ptr: replicas.as_ptr(), len: 1 };
+        // SAFETY: as above.
+        unsafe {
+            let resp = generate_winning_post(&rand, list, &pid);
+            let err = message((*resp).status_code, &(*resp).error_msg).unwrap_err();
+            assert!(err.contains("not a Winning"), "{err}");
+            destroy_generate_winning_post_response(resp);
+        }
+
+        // Window (C 10) from the replica alone.
+        let (whole, faulty) = window_from(&f, &replicas);
+        let whole = whole.unwrap();
+        assert!(faulty.is_empty());
+        assert_eq!((whole[0].0, whole[0].1.len()), (10, 192));
+        assert_eq!(verify(&f, 10, true, &whole), Ok(true));
+        free_replicas(replicas);
+
+        // Two sectors, both sound: one proof, verified by stock over both.
+        let rp = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+        let replicas = vec![private_replica(&f, 10, f.sector.comm_r), private_replica(&g, 10, g.sector.comm_r)];
+        let (both, faulty) = window_from(&f, &replicas);
+        let both = both.unwrap();
+        assert!(faulty.is_empty());
+        let public = BTreeMap::from([
+            (SectorId::from(f.sector.sector_id), PublicReplicaInfo::new(rp, f.sector.comm_r)),
+            (SectorId::from(g.sector.sector_id), PublicReplicaInfo::new(rp, g.sector.comm_r)),
+        ]);
+        assert!(stock::verify_window_post(&f.randomness, &[(rp, &both[0].1)], &public, f.sector.prover_id).unwrap());
+        free_replicas(replicas);
+
+        // The second sector's files do not match its comm_r: stock's FaultySectors.
+        let replicas = vec![private_replica(&f, 10, f.sector.comm_r), private_replica(&g, 10, f.sector.comm_r)];
+        let (out, faulty) = window_from(&f, &replicas);
+        let err = out.unwrap_err();
+        assert_eq!(faulty, vec![g.sector.sector_id], "{err}");
+        assert!(err.starts_with("faulty sectors"), "{err}");
+        free_replicas(replicas);
+
+        // Its cache dir is gone: a plain error, as stock (p_aux cannot be read).
+        std::fs::remove_dir_all(g.dir.join("cache")).unwrap();
+        let replicas = vec![private_replica(&f, 10, f.sector.comm_r), private_replica(&g, 10, g.sector.comm_r)];
+        let (out, faulty) = window_from(&f, &replicas);
+        let err = out.unwrap_err();
+        assert!(faulty.is_empty());
+        assert!(err.contains(&format!("sector {}", g.sector.sector_id)), "{err}");
+        // Mixed types, and a Winning type for the Window call.
+        let mixed = vec![private_replica(&f, 10, f.sector.comm_r), private_replica(&g, 5, g.sector.comm_r)];
+        let err = window_from(&f, &mixed).0.unwrap_err();
+        assert!(err.contains("same kind"), "{err}");
+        let winning_type = vec![private_replica(&f, 0, f.sector.comm_r)];
+        let err = window_from(&f, &winning_type).0.unwrap_err();
+        assert!(err.contains("not a Window"), "{err}");
+        let bad_enum = vec![private_replica(&f, 99, f.sector.comm_r)];
+        let err = window_from(&f, &bad_enum).0.unwrap_err();
+        assert!(err.contains("invalid RegisteredPoStProof"), "{err}");
+        for r in [replicas, mixed, winning_type, bad_enum] {
+            free_replicas(r);
+        }
+    }
+
+    #[test]
+    fn challenges_and_single_vanilla_proofs_through_the_c_abi() {
+        let f = fixture(37);
+        let (rand, pid) = (uint8_32_array_t { idx: f.randomness }, uint8_32_array_t { idx: f.sector.prover_id });
+        let ids = [f.sector.sector_id];
+        // SAFETY: locals outlive the calls; each response is freed once.
+        let (got_ids, challenges) = unsafe {
+            let resp = generate_fallback_sector_challenges(10, &rand, slice_ref_uint64_t { ptr: ids.as_ptr(), len: 1 }, &pid);
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let v = &(*resp).value;
+            let got = std::slice::from_raw_parts(v.ids.ptr, v.ids.len).to_vec();
+            let ch: Vec<Vec<u64>> = std::slice::from_raw_parts(v.challenges.ptr, v.challenges.len)
+                .iter()
+                .map(|c| std::slice::from_raw_parts(c.ptr, c.len).to_vec())
+                .collect();
+            destroy_generate_fallback_sector_challenges_response(resp);
+            (got, ch)
+        };
+        let rp = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
+        let sid = SectorId::from(f.sector.sector_id);
+        let expected = stock::generate_fallback_sector_challenges(rp, &f.randomness, &[sid], f.sector.prover_id).unwrap();
+        assert_eq!(got_ids, ids);
+        assert_eq!(challenges, vec![expected[&sid].clone()]);
+
+        // The vanilla proof (replica by value: its paths are freed by the call),
+        // equal to stock's, and proved into a Window PoSt that stock verifies.
+        let replica = private_replica(&f, 10, f.sector.comm_r);
+        let ch = &challenges[0];
+        let vanilla = unsafe {
+            let resp = generate_single_vanilla_proof(replica, slice_ref_uint64_t { ptr: ch.as_ptr(), len: ch.len() });
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let v = std::slice::from_raw_parts((*resp).value.ptr, (*resp).value.len).to_vec();
+            destroy_generate_single_vanilla_proof_response(resp);
+            v
+        };
+        assert_eq!(vanilla, f.vanilla(rp));
+        let held = [boxed(&vanilla)];
+        let resp = unsafe {
+            generate_window_post_with_vanilla(10, &rand, &pid, slice_ref_slice_boxed_uint8_t { ptr: held.as_ptr(), len: 1 })
+        };
+        let proofs = unsafe {
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let p = proofs_of(&(*resp).value.proofs);
+            destroy_generate_window_post_response(resp);
+            p
+        };
+        assert_eq!(verify(&f, 10, true, &proofs), Ok(true));
+        for h in held {
+            unsafe { destroy_boxed_slice(h) };
+        }
+
+        // Bad input: no challenges, a missing cache dir, an invalid enum, NULLs.
+        for (rp, cache, challenges, expect) in [
+            (10, true, slice_ref_uint64_t { ptr: std::ptr::null(), len: 0 }, "no challenges"),
+            (10, false, slice_ref_uint64_t { ptr: ch.as_ptr(), len: ch.len() }, "p_aux"),
+            (42, true, slice_ref_uint64_t { ptr: ch.as_ptr(), len: ch.len() }, "invalid RegisteredPoStProof"),
+            (10, true, slice_ref_uint64_t { ptr: std::ptr::null(), len: 4 }, "NULL pointer"),
+        ] {
+            let mut r = private_replica(&f, rp, f.sector.comm_r);
+            if !cache {
+                unsafe { destroy_boxed_slice(r.cache_dir_path) };
+                r.cache_dir_path = boxed(b"/nonexistent/cuzk-cache");
+            }
+            unsafe {
+                let resp = generate_single_vanilla_proof(r, challenges);
+                let err = message((*resp).status_code, &(*resp).error_msg).unwrap_err();
+                assert!(err.contains(expect), "{expect}: {err}");
+                destroy_generate_single_vanilla_proof_response(resp);
+            }
+        }
+        unsafe {
+            let resp = generate_fallback_sector_challenges(10, std::ptr::null(), slice_ref_uint64_t { ptr: ids.as_ptr(), len: 1 }, &pid);
+            assert!(message((*resp).status_code, &(*resp).error_msg).unwrap_err().contains("randomness is NULL"));
+            destroy_generate_fallback_sector_challenges_response(resp);
+            let resp = generate_fallback_sector_challenges(10, &rand, slice_ref_uint64_t { ptr: std::ptr::null(), len: 0 }, &pid);
+            assert!(message((*resp).status_code, &(*resp).error_msg).unwrap_err().contains("no sectors"));
+            destroy_generate_fallback_sector_challenges_response(resp);
+        }
+
+        // Winning sector challenge: stock's indices into the sector set.
+        unsafe {
+            let resp = generate_winning_post_sector_challenge(0, &rand, 5, &pid);
+            message((*resp).status_code, &(*resp).error_msg).unwrap();
+            let got = std::slice::from_raw_parts((*resp).value.ptr, (*resp).value.len).to_vec();
+            destroy_generate_winning_post_sector_challenge(resp);
+            let want = stock::generate_winning_post_sector_challenge(
+                RegisteredPoStProof::StackedDrgWinning2KiBV1,
+                &f.randomness,
+                5,
+                f.sector.prover_id,
+            )
+            .unwrap();
+            assert_eq!(got, want);
+            assert!(got.iter().all(|&i| i < 5));
+            let resp = generate_winning_post_sector_challenge(10, &rand, 5, &pid);
+            assert!(message((*resp).status_code, &(*resp).error_msg).is_err());
+            destroy_generate_winning_post_sector_challenge(resp);
         }
     }
 }

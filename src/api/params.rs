@@ -194,3 +194,28 @@ pub fn use_local_cache_unless_set() -> PathBuf {
     std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &dir);
     dir
 }
+
+/// Writes a SnarkPack inner-product SRS for up to `max_proofs` proofs
+/// (bellperson's `setup_fake_srs`, OS randomness) where stock's aggregation
+/// reads it, `v28-fil-inner-product-v1.srs` in the parameter cache, unless a
+/// file is already there. For tests only: production aggregation needs the
+/// ceremony's SRS (a locally made one is not trusted by other verifiers).
+pub fn generate_inner_product_srs(max_proofs: usize) -> Result<Outcome> {
+    let path = storage_proofs_core::parameter_cache::parameter_cache_srs_key_path("", max_proofs);
+    let start = Instant::now();
+    let generated = !path.exists();
+    if generated {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let srs = bellperson::groth16::aggregate::setup_fake_srs::<blstrs::Bls12, _>(&mut OsRng, max_proofs);
+        // Written aside, then renamed: a reader never sees a partial file.
+        let tmp = path.with_extension(format!("srs.tmp{}", std::process::id()));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        srs.write(&mut file)?;
+        std::io::Write::flush(&mut file)?;
+        drop(file);
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok(Outcome { circuit: "fil-inner-product-v1".into(), path, generated, seconds: start.elapsed().as_secs_f64() })
+}

@@ -2,17 +2,20 @@
 //! circuits, proved and verified by cuzk's prover. Output bytes as stock:
 //! `partitions x 192`.
 
+use std::{collections::BTreeMap, path::PathBuf};
+
 use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
-use filecoin_hashers::Hasher;
+use filecoin_hashers::{HashFunction, Hasher};
 use filecoin_proofs::{
     as_safe_commitment, partition_vanilla_proofs,
     parameters::{window_post_setup_params, winning_post_setup_params},
-    single_partition_vanilla_proofs, FallbackPoStSectorProof, PoStConfig, PoStType,
+    single_partition_vanilla_proofs, FallbackPoStSectorProof, PoStConfig, PoStType, PrivateReplicaInfo,
 };
 use filecoin_proofs_api::RegisteredPoStProof;
-use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
-use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector};
+use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, error::Error as StorageProofsError, merkle::MerkleTreeTrait, sector::SectorId};
+use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PrivateSector, PublicSector};
+use rayon::prelude::*;
 
 use super::{prove::prove_circuits, shape::with_shape};
 use crate::{engine::srs_cache, groth16::PROOF_BYTES};
@@ -49,6 +52,107 @@ pub fn single_window_post_with_vanilla(
 ) -> Result<Vec<u8>> {
     ensure!(rp.typ() == PoStType::Window, "{rp:?} is not a Window PoSt proof type");
     fallback_post(rp, randomness, prover_id, vanilla, Scope::Partition(partition_index))
+}
+
+/// A sealed replica a PoSt reads: `filecoin_proofs_api::PrivateReplicaInfo`
+/// with its fields in the open.
+#[derive(Clone, Debug)]
+pub struct Replica {
+    pub registered_proof: RegisteredPoStProof,
+    pub comm_r: [u8; 32],
+    pub cache_dir: PathBuf,
+    pub replica_path: PathBuf,
+}
+
+/// `generate_winning_post` (`typ` Winning) or `generate_window_post` (`typ`
+/// Window) from the replicas themselves: stock's vanilla proofs (challenges as
+/// `generate_fallback_sector_challenges`, one proof per sector), then cuzk's
+/// SNARK. The PoSt type is the first replica's, as stock.
+///
+/// Errors as stock: a replica that cannot be opened (missing `p_aux`, replica or
+/// trees) is a plain error; a sector whose challenged leaves cannot be proved
+/// against its commitments fails the call with
+/// `storage_proofs_core::error::Error::FaultySectors` listing every such sector.
+pub fn post_from_replicas(
+    typ: PoStType,
+    randomness: [u8; 32],
+    prover_id: [u8; 32],
+    replicas: &BTreeMap<u64, Replica>,
+) -> Result<(RegisteredPoStProof, Vec<u8>)> {
+    let rp = replicas.values().next().map(|r| r.registered_proof).ok_or_else(|| anyhow!("no replicas supplied"))?;
+    ensure!(rp.typ() == typ, "{rp:?} is not a {typ:?} PoSt proof type");
+    ensure!(
+        replicas.values().all(|r| r.registered_proof == rp),
+        "can only generate the same kind of PoSt ({rp:?} and others mixed)"
+    );
+    if typ == PoStType::Winning {
+        let count = rp.as_v1_config().sector_count;
+        ensure!(replicas.len() == count, "{rp:?} takes {count} replicas, got {}", replicas.len());
+    }
+    let size = u64::from(rp.sector_size());
+    let vanilla = with_shape!(size, replica_vanilla_proofs, rp, randomness, prover_id, replicas)?;
+    Ok((rp, fallback_post(rp, randomness, prover_id, &vanilla, Scope::All)?))
+}
+
+/// The vanilla proof of every replica, in sector order (bincode, as
+/// `generate_single_vanilla_proof` returns them).
+fn replica_vanilla_proofs<Tree: 'static + MerkleTreeTrait>(
+    rp: RegisteredPoStProof,
+    randomness: [u8; 32],
+    prover_id: [u8; 32],
+    replicas: &BTreeMap<u64, Replica>,
+) -> Result<Vec<Vec<u8>>> {
+    let config = rp.as_v1_config();
+    let ids: Vec<SectorId> = replicas.keys().map(|&id| SectorId::from(id)).collect();
+    let challenges = filecoin_proofs::generate_fallback_sector_challenges::<Tree>(&config, &randomness, &ids, prover_id)?;
+    // Opening every replica first, as stock: any failure there is a plain error.
+    let opened = replicas
+        .iter()
+        .map(|(&id, r)| {
+            let info = PrivateReplicaInfo::<Tree>::new(r.replica_path.clone(), r.comm_r, r.cache_dir.clone())
+                .with_context(|| format!("sector {id}: opening the replica"))?;
+            let tree = info
+                .merkle_tree(config.sector_size)
+                .with_context(|| format!("sector {id}: merkle_tree failed"))?;
+            let comm_r = info.safe_comm_r().with_context(|| format!("sector {id}: safe_comm_r failed"))?;
+            Ok((SectorId::from(id), info, tree, comm_r))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Then one vanilla proof per sector; a sector that cannot be proved is faulty.
+    let proofs: Vec<std::result::Result<FallbackPoStSectorProof<Tree>, SectorId>> = opened
+        .par_iter()
+        .map(|(id, info, tree, comm_r)| {
+            let (comm_c, comm_r_last) = (info.safe_comm_c(), info.safe_comm_r_last());
+            if *comm_r != <Tree::Hasher as Hasher>::Function::hash2(&comm_c, &comm_r_last) {
+                log::error!("Found faulty sector: {id:?}: comm_r does not match the cached trees");
+                return Err(*id);
+            }
+            let sectors = [PrivateSector { tree, comm_c, comm_r_last }];
+            let priv_inputs = fallback::PrivateInputs::<Tree> { sectors: &sectors };
+            fallback::vanilla_proof(*id, &priv_inputs, &challenges[id])
+                .map(|vanilla_proof| FallbackPoStSectorProof { sector_id: *id, comm_r: *comm_r, vanilla_proof })
+                .map_err(|e| {
+                    log::error!("Found faulty sector: {id:?}: {e:?}");
+                    *id
+                })
+        })
+        .collect();
+    let faulty: Vec<SectorId> = proofs.iter().filter_map(|p| p.as_ref().err().copied()).collect();
+    if !faulty.is_empty() {
+        return Err(StorageProofsError::FaultySectors(faulty).into());
+    }
+    proofs
+        .into_iter()
+        .map(|p| Ok(bincode::serialize(&p.expect("faults returned above"))?))
+        .collect()
+}
+
+/// The faulty sectors an error of `post_from_replicas` reports, if any.
+pub fn faulty_sectors(e: &anyhow::Error) -> Vec<u64> {
+    match e.downcast_ref::<StorageProofsError>() {
+        Some(StorageProofsError::FaultySectors(ids)) => ids.iter().map(|&id| u64::from(id)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn fallback_post(

@@ -34,12 +34,26 @@ pub struct SealedSector {
 /// Seals one sector of `registered_proof` filled with seeded random data under
 /// `dir` (which must exist and be empty).
 pub fn seal_sector(registered_proof: RegisteredSealProof, dir: &Path, seed: u64) -> Result<SealedSector> {
+    seal_sector_for(registered_proof, dir, seed, None)
+}
+
+/// `seal_sector` for the given prover (several sectors of one miner, as an
+/// aggregate needs); `None` derives it from `seed`.
+pub fn seal_sector_for(
+    registered_proof: RegisteredSealProof,
+    dir: &Path,
+    seed: u64,
+    prover: Option<[u8; 32]>,
+) -> Result<SealedSector> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut fill = |b: &mut [u8; 32]| rng.fill_bytes(b);
     let (mut prover_id, mut ticket, mut porep_seed) = ([0u8; 32], [0u8; 32], [0u8; 32]);
     fill(&mut prover_id);
     fill(&mut ticket);
     fill(&mut porep_seed);
+    if let Some(p) = prover {
+        prover_id = p;
+    }
     // Field elements are < 2^255: clear the top bits as the chain does for tickets.
     for b in [&mut prover_id, &mut ticket, &mut porep_seed] {
         b[31] &= 0x3f;

@@ -92,6 +92,29 @@ impl CValue for GenerateSingleWindowPoStWithVanilla_t {
     }
 }
 
+impl CValue for slice_boxed_uint64_t {
+    fn on_error() -> Self {
+        Self::from_vec(Vec::new())
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe { self.free() }
+    }
+}
+
+impl CValue for GenerateFallbackSectorChallenges_t {
+    fn on_error() -> Self {
+        Self { ids: slice_boxed_uint64_t::on_error(), challenges: slice_boxed_slice_boxed_uint64_t::from_vec(Vec::new()) }
+    }
+    unsafe fn release(self) {
+        // SAFETY: forwarded from the trait's contract.
+        unsafe {
+            self.ids.free();
+            self.challenges.free();
+        }
+    }
+}
+
 /// Values that own no memory: stock's `Default` (all zeros) on error, nothing to free.
 macro_rules! plain_value {
     ($ty:ty, $zero:expr) => {
@@ -113,6 +136,10 @@ plain_value!(WriteWithAlignment_t, WriteWithAlignment_t { comm_p: ZERO32, left_a
 plain_value!(WriteWithoutAlignment_t, WriteWithoutAlignment_t { comm_p: ZERO32, total_write_unpadded: 0 });
 plain_value!(GeneratePieceCommitment_t, GeneratePieceCommitment_t { comm_p: ZERO32, num_bytes_aligned: 0 });
 plain_value!(SealPreCommitPhase2_t, SealPreCommitPhase2_t { registered_proof: 0, comm_d: ZERO32, comm_r: ZERO32 });
+plain_value!(
+    EmptySectorUpdateEncodeInto_t,
+    EmptySectorUpdateEncodeInto_t { comm_r_new: ZERO32, comm_r_last_new: ZERO32, comm_d_new: ZERO32 }
+);
 
 /// A `Result_*_t` response: status, error message and value.
 pub trait Response: Sized {
@@ -154,6 +181,9 @@ response!(Result_PoStProof_t, PoStProof_t);
 response!(Result_slice_boxed_slice_boxed_uint8_t, slice_boxed_slice_boxed_uint8_t);
 response!(Result_GenerateWindowPoSt_t, GenerateWindowPoSt_t);
 response!(Result_GenerateSingleWindowPoStWithVanilla_t, GenerateSingleWindowPoStWithVanilla_t);
+response!(Result_slice_boxed_uint64_t, slice_boxed_uint64_t);
+response!(Result_EmptySectorUpdateEncodeInto_t, EmptySectorUpdateEncodeInto_t);
+response!(Result_GenerateFallbackSectorChallenges_t, GenerateFallbackSectorChallenges_t);
 response!(Result_size_t, usize);
 response!(Result_uint8_32_array_t, uint8_32_array_t);
 response!(Result_WriteWithAlignment_t, WriteWithAlignment_t);
@@ -193,10 +223,20 @@ pub fn respond_display<R: Response>(name: &str, body: impl FnOnce() -> Result<R:
     respond_as(name, |e| e.to_string(), body)
 }
 
+/// `respond_display` whose error response carries `on_error(&e)` as its value
+/// (stock's Window PoSt generators report the faulty sectors so).
+pub fn respond_display_with<R: Response>(
+    name: &str,
+    on_error: fn(&anyhow::Error) -> R::Value,
+    body: impl FnOnce() -> Result<R::Value>,
+) -> *mut R {
+    respond_with(name, |e| e.to_string(), true, on_error, body)
+}
+
 /// `respond_display` that leaves logging alone, as stock's `get_*` accessors:
 /// they may come before `init_log_fd` without making it fail.
 pub fn respond_accessor<R: Response>(name: &str, body: impl FnOnce() -> Result<R::Value>) -> *mut R {
-    respond_with(name, |e| e.to_string(), false, body)
+    respond_with(name, |e| e.to_string(), false, |_| R::Value::on_error(), body)
 }
 
 fn respond_as<R: Response>(
@@ -204,13 +244,14 @@ fn respond_as<R: Response>(
     message: fn(&anyhow::Error) -> String,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
-    respond_with(name, message, true, body)
+    respond_with(name, message, true, |_| R::Value::on_error(), body)
 }
 
 fn respond_with<R: Response>(
     name: &str,
     message: fn(&anyhow::Error) -> String,
     init_log: bool,
+    on_error: fn(&anyhow::Error) -> R::Value,
     body: impl FnOnce() -> Result<R::Value>,
 ) -> *mut R {
     if init_log {
@@ -219,11 +260,28 @@ fn respond_with<R: Response>(
     log::debug!("{name}: start");
     let response = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(value)) => R::ok(value),
-        Ok(Err(e)) => R::err(message(&e)),
+        Ok(Err(e)) => R::new(
+            FCPResponseStatus::F_C_P_RESPONSE_STATUS_UNCLASSIFIED_ERROR as i32,
+            slice_boxed_uint8_t::from_vec(message(&e).into_bytes()),
+            on_error(&e),
+        ),
         Err(payload) => R::err(panic_message(payload.as_ref())),
     };
     log::debug!("{name}: end");
     Box::into_raw(Box::new(response))
+}
+
+/// The panic boundary of the exports that return no response (BLS): runs
+/// `body`, or gives `fallback` if it panics. Logging is not initialized here,
+/// as stock's BLS calls do not (so `init_log_fd` may still come after them).
+pub fn guard<T>(name: &str, fallback: T, body: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(v) => v,
+        Err(payload) => {
+            log::error!("{name}: {}", panic_message(payload.as_ref()));
+            fallback
+        }
+    }
 }
 
 /// Frees a response built by `respond`. NULL is accepted and ignored.

@@ -56,6 +56,37 @@ impl slice_boxed_uint8_t {
     }
 }
 
+impl slice_boxed_uint8_t {
+    /// Takes back a buffer the caller handed over (by value) as a vector.
+    ///
+    /// # Safety
+    /// As `free`: `self` must come from `from_vec` (or `alloc_boxed_slice`) and
+    /// must not be used or freed afterwards.
+    pub unsafe fn into_vec(self) -> Vec<u8> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { unleak(self.ptr, self.len) }
+    }
+}
+
+impl slice_boxed_slice_boxed_uint64_t {
+    pub fn from_vec(v: Vec<Vec<u64>>) -> Self {
+        let (ptr, len) = leak(v.into_iter().map(slice_boxed_uint64_t::from_vec).collect());
+        Self { ptr, len }
+    }
+
+    /// Frees the list and every buffer in it.
+    ///
+    /// # Safety
+    /// As `slice_boxed_uint8_t::free`, for the list and each buffer.
+    pub unsafe fn free(self) {
+        // SAFETY: forwarded from this function's contract.
+        for b in unsafe { unleak(self.ptr, self.len) } {
+            // SAFETY: each buffer is owned by the list, freed once.
+            unsafe { b.free() };
+        }
+    }
+}
+
 impl slice_boxed_slice_boxed_uint8_t {
     pub fn from_vec(v: Vec<Vec<u8>>) -> Self {
         let (ptr, len) = leak(v.into_iter().map(slice_boxed_uint8_t::from_vec).collect());
@@ -140,7 +171,20 @@ pub unsafe fn bytes<'a>(s: slice_ref_uint8_t, what: &str) -> Result<&'a [u8]> {
 /// As `bytes`.
 pub unsafe fn path(s: slice_ref_uint8_t, what: &str) -> Result<std::path::PathBuf> {
     // SAFETY: forwarded from this function's contract.
-    let b = unsafe { bytes(s, what)? };
+    path_of(unsafe { bytes(s, what)? }, what)
+}
+
+/// A path held in a caller's Rust-owned buffer (borrowed, not freed).
+///
+/// # Safety
+/// A non-NULL `s.ptr` must point to `s.len` readable bytes that outlive the call.
+pub unsafe fn boxed_path(s: &slice_boxed_uint8_t, what: &str) -> Result<std::path::PathBuf> {
+    // SAFETY: forwarded from this function's contract.
+    path_of(unsafe { list(s.ptr.cast_const(), s.len, what)? }, what)
+}
+
+/// `b` as a UTF-8 path, or an error naming `what`.
+pub fn path_of(b: &[u8], what: &str) -> Result<std::path::PathBuf> {
     ensure!(!b.is_empty(), "{what} is empty");
     let s = std::str::from_utf8(b).map_err(|e| anyhow::anyhow!("{what} is not UTF-8: {e}"))?;
     Ok(s.into())
@@ -156,6 +200,22 @@ pub unsafe fn array32(p: *const uint8_32_array_t, what: &str) -> Result<[u8; 32]
     }
     // SAFETY: non-NULL, and by the contract above readable.
     Ok(unsafe { (*p).idx })
+}
+
+/// Hands `value` to C as a Rust-owned box (BLS keys, signatures, digests).
+pub fn boxed_value<T>(value: T) -> *mut T {
+    Box::into_raw(Box::new(value))
+}
+
+/// Frees a box from `boxed_value`. NULL is accepted and ignored.
+///
+/// # Safety
+/// `ptr` must be NULL or come from `boxed_value::<T>` and not be freed twice.
+pub unsafe fn free_value<T>(ptr: *mut T) {
+    if !ptr.is_null() {
+        // SAFETY: by the contract above, a live box of `T`.
+        drop(unsafe { Box::from_raw(ptr) });
+    }
 }
 
 /// The caller's pieces as the api's `PieceInfo`s (copied as stock, unchecked).

@@ -3,7 +3,7 @@
 //! C type are interchangeable, as in stock (Go relies on that). Written out one
 //! by one because cbindgen does not expand macros.
 
-use super::{boundary::destroy, types::*};
+use super::{boundary::destroy, boxed::free_value, types::*};
 
 /// Frees a response of `seal_commit_phase2(_circuit_proofs)`.
 ///
@@ -291,6 +291,156 @@ pub unsafe extern "C" fn destroy_get_num_partition_for_fallback_post_response(pt
 /// `ptr` must be NULL or such a response, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn destroy_init_log_fd_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_fallback_sector_challenges`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_fallback_sector_challenges_response(ptr: *mut Result_GenerateFallbackSectorChallenges_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_single_vanilla_proof`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_single_vanilla_proof_response(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_winning_post_sector_challenge`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_winning_post_sector_challenge(ptr: *mut Result_slice_boxed_uint64_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a digest from `hash`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a digest, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_box_bls_digest(ptr: *mut uint8_96_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { free_value(ptr) }
+}
+
+/// Frees a private key from `private_key_generate(_with_seed)`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a key, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_box_bls_private_key(ptr: *mut uint8_32_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { free_value(ptr) }
+}
+
+/// Frees a public key from `private_key_public_key`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a key, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_box_bls_public_key(ptr: *mut uint8_48_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { free_value(ptr) }
+}
+
+/// Frees a signature from `private_key_sign`, `aggregate` or `create_zero_signature`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a signature, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_box_bls_signature(ptr: *mut uint8_96_array_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { free_value(ptr) }
+}
+
+/// Frees a response of `empty_sector_update_encode_into`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_encode_into_response(ptr: *mut Result_EmptySectorUpdateEncodeInto_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `empty_sector_update_decode_from`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_decode_from_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `empty_sector_update_decode_from_range`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_decode_from_range_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `empty_sector_update_remove_encoded_data`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_empty_sector_update_remove_encoded_data_response(ptr: *mut Result_void_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `generate_empty_sector_update_partition_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_generate_empty_sector_update_partition_proof_response(ptr: *mut Result_slice_boxed_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `verify_empty_sector_update_partition_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_verify_empty_sector_update_partition_proof_response(ptr: *mut Result_bool_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `aggregate_seal_proofs`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_aggregate_proof(ptr: *mut Result_slice_boxed_uint8_t) {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { destroy(ptr) }
+}
+
+/// Frees a response of `verify_aggregate_seal_proof`.
+///
+/// # Safety
+/// `ptr` must be NULL or such a response, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn destroy_verify_aggregate_seal_response(ptr: *mut Result_bool_t) {
     // SAFETY: forwarded from this function's contract.
     unsafe { destroy(ptr) }
 }

@@ -2,6 +2,8 @@
 //! Every export converts its arguments, calls `crate::api`, and returns through
 //! the panic boundary in `boundary`.
 
+pub mod aggregate;
+pub mod bls;
 mod boundary;
 mod boxed;
 mod fd;

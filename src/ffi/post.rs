@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use anyhow::{anyhow, ensure, Result};
 use filecoin_proofs::PoStType;
-use filecoin_proofs_api::{PublicReplicaInfo, RegisteredPoStProof, SectorId};
+use filecoin_proofs_api::{PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, SectorId};
 
 use super::{
-    boundary::{respond, respond_display},
-    boxed::{array32, byte_lists, list},
+    boundary::{respond, respond_display, respond_display_with},
+    boxed::{array32, boxed_path, byte_lists, list, path_of},
     types::*,
 };
 use crate::api::{params::POST_PROOFS, post};
@@ -140,6 +140,171 @@ pub unsafe extern "C" fn merge_window_post_partition_proofs(
         let parts = parts.into_iter().map(filecoin_proofs::PartitionSnarkProof).collect::<Vec<_>>();
         let merged = filecoin_proofs_api::post::merge_window_post_partition_proofs(rp, parts)?;
         Ok(PoStProof_t { registered_proof, proof: slice_boxed_uint8_t::from_vec(merged) })
+    })
+}
+
+/// A replica's files as cuzk's api takes them; `i` names it in errors.
+///
+/// # Safety
+/// Both path buffers NULL or readable for their lengths.
+unsafe fn replica(r: &PrivateReplicaInfo_t, what: &str) -> Result<post::Replica> {
+    Ok(post::Replica {
+        registered_proof: post_proof(r.registered_proof).map_err(|e| anyhow!("{what}: {e}"))?,
+        comm_r: r.comm_r.idx,
+        // SAFETY (two): forwarded from this function's contract.
+        cache_dir: unsafe { boxed_path(&r.cache_dir_path, &format!("{what}.cache_dir_path"))? },
+        replica_path: unsafe { boxed_path(&r.replica_path, &format!("{what}.replica_path"))? },
+    })
+}
+
+/// The caller's replicas keyed by sector (a repeated sector keeps its last
+/// entry, as stock's map does).
+///
+/// # Safety
+/// The list and every path buffer readable.
+unsafe fn private_replicas(replicas: slice_ref_PrivateReplicaInfo_t) -> Result<BTreeMap<u64, post::Replica>> {
+    // SAFETY: forwarded from this function's contract.
+    let list = unsafe { list(replicas.ptr, replicas.len, "replicas")? };
+    ensure!(!list.is_empty(), "replicas is an empty list");
+    list.iter()
+        .enumerate()
+        // SAFETY: forwarded from this function's contract.
+        .map(|(i, r)| Ok((r.sector_id, unsafe { replica(r, &format!("replicas[{i}]"))? })))
+        .collect()
+}
+
+/// Winning PoSt from the replicas themselves (stock vanilla proofs, cuzk's
+/// SNARK); the PoSt type is the first replica's.
+///
+/// # Safety
+/// Pointers NULL or readable; the replica list and its path buffers readable.
+/// Free with `destroy_generate_winning_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_winning_post(
+    randomness: *const uint8_32_array_t,
+    replicas: slice_ref_PrivateReplicaInfo_t,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_slice_boxed_PoStProof_t {
+    respond("generate_winning_post", || {
+        // SAFETY (three): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let replicas = unsafe { private_replicas(replicas)? };
+        let (rp, proof) = post::post_from_replicas(PoStType::Winning, randomness, prover_id, &replicas)?;
+        Ok(post_proofs(rp, proof))
+    })
+}
+
+/// The error value of `generate_window_post`: no proof, and the faulty sectors
+/// when the error is stock's `FaultySectors`.
+fn window_post_error(e: &anyhow::Error) -> GenerateWindowPoSt_t {
+    GenerateWindowPoSt_t {
+        proofs: slice_boxed_PoStProof_t::from_vec(Vec::new()),
+        faulty_sectors: slice_boxed_uint64_t::from_vec(post::faulty_sectors(e)),
+    }
+}
+
+/// Window PoSt (all partitions) from the replicas themselves. As stock, a
+/// sector that cannot be proved fails the call (status 1, "faulty sectors
+/// [...]") with every such sector listed in `value.faulty_sectors`.
+///
+/// # Safety
+/// As `generate_winning_post`; free with `destroy_generate_window_post_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_window_post(
+    randomness: *const uint8_32_array_t,
+    replicas: slice_ref_PrivateReplicaInfo_t,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_GenerateWindowPoSt_t {
+    respond_display_with("generate_window_post", window_post_error, || {
+        // SAFETY (three): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let replicas = unsafe { private_replicas(replicas)? };
+        let (rp, proof) = post::post_from_replicas(PoStType::Window, randomness, prover_id, &replicas)?;
+        Ok(GenerateWindowPoSt_t { proofs: post_proofs(rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
+    })
+}
+
+/// The challenged leaves of each sector (stock), sectors in ascending order.
+///
+/// # Safety
+/// Pointers NULL or readable; `sector_ids` readable for its length.
+/// Free with `destroy_generate_fallback_sector_challenges_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_fallback_sector_challenges(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    sector_ids: slice_ref_uint64_t,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_GenerateFallbackSectorChallenges_t {
+    respond("generate_fallback_sector_challenges", || {
+        let rp = post_proof(registered_proof)?;
+        // SAFETY (three): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let ids = unsafe { list(sector_ids.ptr, sector_ids.len, "sector_ids")? };
+        let ids: Vec<SectorId> = ids.iter().map(|&id| SectorId::from(id)).collect();
+        let map = filecoin_proofs_api::post::generate_fallback_sector_challenges(rp, &randomness, &ids, prover_id)?;
+        Ok(GenerateFallbackSectorChallenges_t {
+            ids: slice_boxed_uint64_t::from_vec(map.keys().map(|&id| u64::from(id)).collect()),
+            challenges: slice_boxed_slice_boxed_uint64_t::from_vec(map.into_values().collect()),
+        })
+    })
+}
+
+/// One sector's vanilla PoSt proof (stock). Takes `replica` by value: its two
+/// path buffers are freed here, on every path.
+///
+/// # Safety
+/// The path buffers must come from `alloc_boxed_slice` and not be used after
+/// the call; `challenges` readable for its length. Free with
+/// `destroy_generate_single_vanilla_proof_response`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_single_vanilla_proof(
+    replica: PrivateReplicaInfo_t,
+    challenges: slice_ref_uint64_t,
+) -> *mut Result_slice_boxed_uint8_t {
+    // SAFETY (two): the caller hands both buffers over, by this function's contract.
+    let cache_dir = unsafe { replica.cache_dir_path.into_vec() };
+    let replica_path = unsafe { replica.replica_path.into_vec() };
+    respond("generate_single_vanilla_proof", || {
+        let rp = post_proof(replica.registered_proof)?;
+        let cache_dir = path_of(&cache_dir, "replica.cache_dir_path")?;
+        let replica_path = path_of(&replica_path, "replica.replica_path")?;
+        // SAFETY: forwarded from this function's contract.
+        let challenges = unsafe { list(challenges.ptr, challenges.len, "challenges")? };
+        let info = PrivateReplicaInfo::new(rp, replica.comm_r.idx, cache_dir, replica_path);
+        let proof = filecoin_proofs_api::post::generate_single_vanilla_proof(
+            rp,
+            SectorId::from(replica.sector_id),
+            &info,
+            challenges,
+        )?;
+        Ok(slice_boxed_uint8_t::from_vec(proof))
+    })
+}
+
+/// The indices (into the caller's sector set) of the sectors a Winning PoSt
+/// challenges (stock).
+///
+/// # Safety
+/// Pointers NULL or readable. Free with `destroy_generate_winning_post_sector_challenge`.
+#[no_mangle]
+pub unsafe extern "C" fn generate_winning_post_sector_challenge(
+    registered_proof: RegisteredPoStProof_t,
+    randomness: *const uint8_32_array_t,
+    sector_set_len: u64,
+    prover_id: *const uint8_32_array_t,
+) -> *mut Result_slice_boxed_uint64_t {
+    respond("generate_winning_post_sector_challenge", || {
+        let rp = post_proof(registered_proof)?;
+        // SAFETY (two): forwarded from this function's contract.
+        let randomness = unsafe { array32(randomness, "randomness")? };
+        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let picked =
+            filecoin_proofs_api::post::generate_winning_post_sector_challenge(rp, &randomness, sector_set_len, prover_id)?;
+        Ok(slice_boxed_uint64_t::from_vec(picked))
     })
 }
 

@@ -6,7 +6,8 @@ use filecoin_proofs_api::{update as stock, RegisteredUpdateProof};
 
 use super::{
     boundary::respond,
-    boxed::{array32, byte_lists, bytes, path},
+    boxed::{self, array32, byte_lists, bytes, path},
+    fd,
     types::*,
 };
 use crate::api::snap::{self, UpdateCommitments};
@@ -113,5 +114,196 @@ pub unsafe extern "C" fn verify_empty_sector_update_proof(
         let proof = unsafe { bytes(proof, "proof")? };
         let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         stock::verify_empty_sector_update_proof(rp, proof, c.comm_r_old, c.comm_r_new, c.comm_d_new)
+    })
+}
+
+/// Encodes the staged data into a new replica of the sector key (stock).
+///
+/// # Safety
+/// Each path slice readable for its length; `pieces` readable.
+/// Free with `destroy_empty_sector_update_encode_into_response`.
+#[no_mangle]
+pub unsafe extern "C" fn empty_sector_update_encode_into(
+    registered_proof: RegisteredUpdateProof_t,
+    new_replica_path: slice_ref_uint8_t,
+    new_cache_dir_path: slice_ref_uint8_t,
+    sector_key_path: slice_ref_uint8_t,
+    sector_key_cache_dir_path: slice_ref_uint8_t,
+    staged_data_path: slice_ref_uint8_t,
+    pieces: slice_ref_PublicPieceInfo_t,
+) -> *mut Result_EmptySectorUpdateEncodeInto_t {
+    respond("empty_sector_update_encode_into", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (all): forwarded from this function's contract.
+        let new_replica = unsafe { path(new_replica_path, "new_replica_path")? };
+        let new_cache = unsafe { path(new_cache_dir_path, "new_cache_dir_path")? };
+        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
+        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
+        let staged = unsafe { path(staged_data_path, "staged_data_path")? };
+        let pieces = unsafe { boxed::pieces(pieces, "pieces")? };
+        let out =
+            stock::empty_sector_update_encode_into(rp, new_replica, new_cache, sector_key, sector_key_cache, staged, &pieces)?;
+        Ok(EmptySectorUpdateEncodeInto_t {
+            comm_r_new: uint8_32_array_t { idx: out.comm_r_new },
+            comm_r_last_new: uint8_32_array_t { idx: out.comm_r_last_new },
+            comm_d_new: uint8_32_array_t { idx: out.comm_d_new },
+        })
+    })
+}
+
+/// Decodes the data of an updated replica into `out_data_path` (stock).
+///
+/// # Safety
+/// Each path slice readable for its length; `comm_d_new` NULL or readable.
+/// Free with `destroy_empty_sector_update_decode_from_response`.
+#[no_mangle]
+pub unsafe extern "C" fn empty_sector_update_decode_from(
+    registered_proof: RegisteredUpdateProof_t,
+    out_data_path: slice_ref_uint8_t,
+    replica_path: slice_ref_uint8_t,
+    sector_key_path: slice_ref_uint8_t,
+    sector_key_cache_dir_path: slice_ref_uint8_t,
+    comm_d_new: *const uint8_32_array_t,
+) -> *mut Result_void_t {
+    respond("empty_sector_update_decode_from", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (all): forwarded from this function's contract.
+        let out = unsafe { path(out_data_path, "out_data_path")? };
+        let replica = unsafe { path(replica_path, "replica_path")? };
+        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
+        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
+        let comm_d_new = unsafe { array32(comm_d_new, "comm_d_new")? };
+        stock::empty_sector_update_decode_from(rp, out, replica, sector_key, sector_key_cache, comm_d_new)
+    })
+}
+
+/// Decodes `num_nodes` nodes from `nodes_offset` of an updated replica, reading
+/// `input_fd` (replica) and `sector_key_fd`, writing `output_fd` (stock). The
+/// descriptors stay open.
+///
+/// # Safety
+/// The commitments NULL or readable; each non-negative descriptor open for the
+/// call. Free with `destroy_empty_sector_update_decode_from_range_response`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn empty_sector_update_decode_from_range(
+    registered_proof: RegisteredUpdateProof_t,
+    comm_d: *const uint8_32_array_t,
+    comm_r: *const uint8_32_array_t,
+    input_fd: i32,
+    sector_key_fd: i32,
+    output_fd: i32,
+    nodes_offset: u64,
+    num_nodes: u64,
+) -> *mut Result_void_t {
+    respond("empty_sector_update_decode_from_range", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (all): forwarded from this function's contract.
+        let comm_d = unsafe { array32(comm_d, "comm_d")? };
+        let comm_r = unsafe { array32(comm_r, "comm_r")? };
+        let input = unsafe { fd::borrow(input_fd, "input_fd")? };
+        let sector_key = unsafe { fd::borrow(sector_key_fd, "sector_key_fd")? };
+        let output = unsafe { fd::borrow(output_fd, "output_fd")? };
+        stock::empty_sector_update_decode_from_range(
+            rp,
+            comm_d,
+            comm_r,
+            &*input,
+            &*sector_key,
+            &mut &*output,
+            usize::try_from(nodes_offset)?,
+            usize::try_from(num_nodes)?,
+        )
+    })
+}
+
+/// Recovers the sector key from an updated replica and its data (stock).
+///
+/// # Safety
+/// Each path slice readable for its length; `comm_d_new` NULL or readable.
+/// Free with `destroy_empty_sector_update_remove_encoded_data_response`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn empty_sector_update_remove_encoded_data(
+    registered_proof: RegisteredUpdateProof_t,
+    sector_key_path: slice_ref_uint8_t,
+    sector_key_cache_dir_path: slice_ref_uint8_t,
+    replica_path: slice_ref_uint8_t,
+    replica_cache_path: slice_ref_uint8_t,
+    data_path: slice_ref_uint8_t,
+    comm_d_new: *const uint8_32_array_t,
+) -> *mut Result_void_t {
+    respond("empty_sector_update_remove_encoded_data", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (all): forwarded from this function's contract.
+        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
+        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
+        let replica = unsafe { path(replica_path, "replica_path")? };
+        let replica_cache = unsafe { path(replica_cache_path, "replica_cache_path")? };
+        let data = unsafe { path(data_path, "data_path")? };
+        let comm_d_new = unsafe { array32(comm_d_new, "comm_d_new")? };
+        stock::empty_sector_update_remove_encoded_data(rp, sector_key, sector_key_cache, replica, replica_cache, data, comm_d_new)
+    })
+}
+
+/// The vanilla proof of every partition of an update (stock), in order.
+///
+/// # Safety
+/// Pointers NULL or readable; each path slice readable for its length.
+/// Free with `destroy_generate_empty_sector_update_partition_proof_response`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn generate_empty_sector_update_partition_proofs(
+    registered_proof: RegisteredUpdateProof_t,
+    comm_r_old: *const uint8_32_array_t,
+    comm_r_new: *const uint8_32_array_t,
+    comm_d_new: *const uint8_32_array_t,
+    sector_key_path: slice_ref_uint8_t,
+    sector_key_cache_dir_path: slice_ref_uint8_t,
+    replica_path: slice_ref_uint8_t,
+    replica_cache_path: slice_ref_uint8_t,
+) -> *mut Result_slice_boxed_slice_boxed_uint8_t {
+    respond("generate_empty_sector_update_partition_proofs", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (all): forwarded from this function's contract.
+        let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
+        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
+        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
+        let replica = unsafe { path(replica_path, "replica_path")? };
+        let replica_cache = unsafe { path(replica_cache_path, "replica_cache_path")? };
+        let proofs = stock::generate_partition_proofs(
+            rp,
+            c.comm_r_old,
+            c.comm_r_new,
+            c.comm_d_new,
+            sector_key,
+            sector_key_cache,
+            replica,
+            replica_cache,
+        )?;
+        Ok(slice_boxed_slice_boxed_uint8_t::from_vec(proofs.into_iter().map(|p| p.0).collect()))
+    })
+}
+
+/// Verifies the vanilla partition proofs of an update (stock).
+///
+/// # Safety
+/// Pointers NULL or readable; the list and its buffers readable.
+/// Free with `destroy_verify_empty_sector_update_partition_proof_response`.
+#[no_mangle]
+pub unsafe extern "C" fn verify_empty_sector_update_partition_proofs(
+    registered_proof: RegisteredUpdateProof_t,
+    proofs: slice_ref_slice_boxed_uint8_t,
+    comm_r_old: *const uint8_32_array_t,
+    comm_r_new: *const uint8_32_array_t,
+    comm_d_new: *const uint8_32_array_t,
+) -> *mut Result_bool_t {
+    respond("verify_empty_sector_update_partition_proofs", || {
+        let rp = update_proof(registered_proof)?;
+        // SAFETY (two): forwarded from this function's contract.
+        let proofs = unsafe { byte_lists(proofs, "proofs")? };
+        let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
+        let proofs: Vec<_> = proofs.into_iter().map(filecoin_proofs_api::PartitionProofBytes).collect();
+        stock::verify_partition_proofs(rp, &proofs, c.comm_r_old, c.comm_r_new, c.comm_d_new)
     })
 }

@@ -319,3 +319,123 @@ pub struct Result_SealPreCommitPhase2_t {
     pub error_msg: slice_boxed_uint8_t,
     pub value: SealPreCommitPhase2_t,
 }
+
+#[repr(C)]
+pub struct slice_boxed_slice_boxed_uint64_t {
+    pub ptr: *mut slice_boxed_uint64_t,
+    pub len: usize,
+}
+
+/// A replica a PoSt reads. The path buffers are Rust-owned (`alloc_boxed_slice`):
+/// borrowed in a `slice_ref_PrivateReplicaInfo_t`, taken (and freed) by
+/// `generate_single_vanilla_proof`, which receives the struct by value.
+#[repr(C)]
+pub struct PrivateReplicaInfo_t {
+    pub registered_proof: RegisteredPoStProof_t,
+    pub cache_dir_path: slice_boxed_uint8_t,
+    pub comm_r: uint8_32_array_t,
+    pub replica_path: slice_boxed_uint8_t,
+    pub sector_id: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_PrivateReplicaInfo_t {
+    pub ptr: *const PrivateReplicaInfo_t,
+    pub len: usize,
+}
+
+/// The challenged leaves of each sector: `challenges[i]` belongs to `ids[i]`.
+#[repr(C)]
+pub struct GenerateFallbackSectorChallenges_t {
+    pub ids: slice_boxed_uint64_t,
+    pub challenges: slice_boxed_slice_boxed_uint64_t,
+}
+
+#[repr(C)]
+pub struct Result_GenerateFallbackSectorChallenges_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: GenerateFallbackSectorChallenges_t,
+}
+
+#[repr(C)]
+pub struct Result_slice_boxed_uint64_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: slice_boxed_uint64_t,
+}
+
+/// A BLS public key (compressed G1), Rust-owned when returned; free with
+/// `destroy_box_bls_public_key`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct uint8_48_array_t {
+    pub idx: [u8; 48],
+}
+
+/// A BLS signature or message digest (compressed G2), Rust-owned when returned;
+/// free with `destroy_box_bls_signature` / `destroy_box_bls_digest`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct uint8_96_array_t {
+    pub idx: [u8; 96],
+}
+
+/// Borrowed `size_t`s; `ptr` may be NULL only when `len` is 0.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_size_t {
+    pub ptr: *const usize,
+    pub len: usize,
+}
+
+/// The commitments of a SnapDeals update.
+#[repr(C)]
+pub struct EmptySectorUpdateEncodeInto_t {
+    pub comm_r_new: uint8_32_array_t,
+    pub comm_r_last_new: uint8_32_array_t,
+    pub comm_d_new: uint8_32_array_t,
+}
+
+#[repr(C)]
+pub struct Result_EmptySectorUpdateEncodeInto_t {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: EmptySectorUpdateEncodeInto_t,
+}
+
+#[repr(i32)]
+pub enum RegisteredAggregationProof {
+    REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V1 = 0,
+    REGISTERED_AGGREGATION_PROOF_SNARK_PACK_V2 = 1,
+}
+
+/// Received as its `int32_t` and validated: an out-of-range value is an error.
+pub type RegisteredAggregationProof_t = i32;
+
+/// Borrowed 32-byte arrays; `ptr` may be NULL only when `len` is 0.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_uint8_32_array_t {
+    pub ptr: *const uint8_32_array_t,
+    pub len: usize,
+}
+
+/// What the verifier of an aggregated PoRep knows of one sector.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct AggregationInputs_t {
+    pub comm_r: uint8_32_array_t,
+    pub comm_d: uint8_32_array_t,
+    pub sector_id: u64,
+    pub ticket: uint8_32_array_t,
+    pub seed: uint8_32_array_t,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct slice_ref_AggregationInputs_t {
+    pub ptr: *const AggregationInputs_t,
+    pub len: usize,
+}

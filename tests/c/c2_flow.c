@@ -40,7 +40,7 @@ static int c2_status(slice_ref_uint8_t input, uint64_t sector_id, const uint8_32
   return status;
 }
 
-static int verify(RegisteredSealProof_t rp, const uint8_32_array_t *f, uint64_t sector_id,
+static int verify_proof(RegisteredSealProof_t rp, const uint8_32_array_t *f, uint64_t sector_id,
                   slice_ref_uint8_t proof, int *value) {
   Result_bool_t *r = verify_seal(rp, &f[3], &f[4], &f[0], &f[1], &f[2], sector_id, proof);
   int status = r->status_code;
@@ -83,14 +83,14 @@ int main(int argc, char **argv) {
   destroy_seal_commit_phase2_response(r);
 
   int valid = 0;
-  check(verify(rp, f, sector_id, ref(proof, 192), &valid) == 0 && valid, "verify_seal accepts the proof");
-  check(verify(rp, f, sector_id + 1, ref(proof, 192), &valid) != 0 || !valid, "wrong sector id rejected");
+  check(verify_proof(rp, f, sector_id, ref(proof, 192), &valid) == 0 && valid, "verify_seal accepts the proof");
+  check(verify_proof(rp, f, sector_id + 1, ref(proof, 192), &valid) != 0 || !valid, "wrong sector id rejected");
   proof[100] ^= 1;
-  check(verify(rp, f, sector_id, ref(proof, 192), &valid) != 0 || !valid, "tampered proof rejected");
-  check(verify(rp, f, sector_id, ref(proof, 17), &valid) != 0 || !valid, "short proof rejected");
-  check(verify(rp, f, sector_id, ref(NULL, 0), &valid) != 0, "empty proof is an error");
-  check(verify(99, f, sector_id, ref(proof, 192), &valid) != 0, "invalid enum value is an error");
-  check(verify(-3, f, sector_id, ref(proof, 192), &valid) != 0, "negative enum value is an error");
+  check(verify_proof(rp, f, sector_id, ref(proof, 192), &valid) != 0 || !valid, "tampered proof rejected");
+  check(verify_proof(rp, f, sector_id, ref(proof, 17), &valid) != 0 || !valid, "short proof rejected");
+  check(verify_proof(rp, f, sector_id, ref(NULL, 0), &valid) != 0, "empty proof is an error");
+  check(verify_proof(99, f, sector_id, ref(proof, 192), &valid) != 0, "invalid enum value is an error");
+  check(verify_proof(-3, f, sector_id, ref(proof, 192), &valid) != 0, "negative enum value is an error");
   Result_bool_t *vr = verify_seal(rp, NULL, &f[4], &f[0], &f[1], &f[2], sector_id, ref(proof, 192));
   check(vr->status_code != 0, "NULL comm_r is an error");
   destroy_verify_seal_response(vr);
