@@ -21,6 +21,14 @@ cp target/release/libcuzk.a "$out/libfilcrypto.a"
 cargo build --release --locked --lib "$@"
 cp target/release/libcuzk.so "$out/libfilcrypto.so"
 cp include/cuzk.h "$out/filcrypto.h"
+# The CUDA runtime (cuda feature) is linked statically but not bundled into
+# the archive: ship it beside it, so that Libs needs nothing else.
+if [[ " $libs " == *" -lcudart_static "* ]]; then
+  cudart=$(for d in ${CUDA_HOME:+$CUDA_HOME/lib $CUDA_HOME/lib64} ${LIBRARY_PATH//:/ }; do
+             [ -f "$d/libcudart_static.a" ] && echo "$d/libcudart_static.a" && break; done || true)
+  [ -n "$cudart" ] || { echo "libcudart_static.a not found (CUDA_HOME / LIBRARY_PATH)" >&2; exit 1; }
+  cp "$cudart" "$out/"
+fi
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 cat > "$out/filcrypto.pc" <<PC
@@ -32,6 +40,6 @@ Name: filcrypto
 Description: cuzk (Groth16 prover for Filecoin) in place of filecoin-ffi's libfilcrypto
 Version: $version
 Cflags: -I\${includedir}
-Libs: \${libdir}/libfilcrypto.a $libs
+Libs: \${libdir}/libfilcrypto.a -L\${libdir} $libs
 PC
 echo "wrote filcrypto.h, libfilcrypto.a, libfilcrypto.so, filcrypto.pc to $out (Libs: $libs)"
