@@ -48,6 +48,46 @@ fn scalars(n: usize, seed: u64) -> Vec<Fr> {
     (0..n).into_par_iter().map(|i| Fr::random(ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8)))).collect()
 }
 
+#[derive(Clone, Copy)]
+struct Limits {
+    runs: usize,
+    cpu_max: u32,
+}
+
+/// One group's MSM rows: the points of the largest size generated and
+/// uploaded once, then every size on the GPU and, up to `cpu_max`, on the CPU
+/// (the results must be equal).
+fn msm_rows<A, P: PartialEq>(
+    kind: &str,
+    logs: &[u32],
+    limits: Limits,
+    points_of: impl Fn(usize) -> Vec<A>,
+    upload: impl Fn(&[A]) -> Result<DevicePoints>,
+    on_gpu: impl Fn(&DevicePoints, &[Fr]) -> Result<P>,
+    on_cpu: impl Fn(&[A], &[Fr]) -> P,
+) -> Result<Vec<Value>> {
+    let Some(&top) = logs.last() else { return Ok(Vec::new()) };
+    let points = points_of(1 << top);
+    let all = scalars(1 << top, 2);
+    let t = Instant::now();
+    let on_device = upload(&points)?;
+    eprintln!("{kind}: uploaded 2^{top} points in {:?}", t.elapsed());
+    let mut rows = Vec::new();
+    for &log in logs {
+        let s = &all[..1 << log];
+        let (gpu_s, g) = time(limits.runs, || on_gpu(&on_device, s))?;
+        let cpu = if log <= limits.cpu_max {
+            let (cpu_s, c) = time(limits.runs, || Ok(on_cpu(&points[..1 << log], s)))?;
+            ensure!(c == g, "{kind} 2^{log}: GPU and CPU differ");
+            Some(cpu_s)
+        } else {
+            None
+        };
+        rows.push(row(kind, log, gpu_s, cpu));
+    }
+    Ok(rows)
+}
+
 fn row(kind: &str, log: u32, gpu_s: f64, cpu_s: Option<f64>) -> Value {
     eprintln!("{kind} 2^{log}: gpu {gpu_s:.4} s, cpu {cpu_s:?}");
     json!({
@@ -69,45 +109,27 @@ fn main() -> Result<()> {
     let device = gpu::devices().first().context("no usable CUDA device")?;
     let mut results = Vec::new();
 
+    let limits = Limits { runs, cpu_max };
     let g1_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
-    if let Some(&top) = g1_logs.last() {
-        let points = synthetic_srs::g1s(1 << top, &mut ChaCha8Rng::seed_from_u64(1));
-        let all = scalars(1 << top, 2);
-        let t = Instant::now();
-        let on_device = DevicePoints::upload_g1(device, &points)?;
-        eprintln!("uploaded 2^{top} G1 points in {:?}", t.elapsed());
-        for &log in &g1_logs {
-            let s = &all[..1 << log];
-            let (gpu_s, g) = time(runs, || on_device.msm_g1(s))?;
-            let cpu = if log <= cpu_max {
-                let (cpu_s, c) = time(runs, || Ok(msm::msm_g1(&points[..1 << log], s)))?;
-                ensure!(c == g, "G1 MSM 2^{log}: GPU and CPU differ");
-                Some(cpu_s)
-            } else {
-                None
-            };
-            results.push(row("msm_g1", log, gpu_s, cpu));
-        }
-    }
-
     let g2_logs: Vec<u32> = [20, 22, 24].into_iter().filter(|&l| l <= max_log).collect();
-    if let Some(&top) = g2_logs.last() {
-        let points = synthetic_srs::g2s(1 << top, &mut ChaCha8Rng::seed_from_u64(3));
-        let all = scalars(1 << top, 4);
-        let on_device = DevicePoints::upload_g2(device, &points)?;
-        for &log in &g2_logs {
-            let s = &all[..1 << log];
-            let (gpu_s, g) = time(runs, || on_device.msm_g2(s))?;
-            let cpu = if log <= cpu_max {
-                let (cpu_s, c) = time(runs, || Ok(msm::msm_g2(&points[..1 << log], s)))?;
-                ensure!(c == g, "G2 MSM 2^{log}: GPU and CPU differ");
-                Some(cpu_s)
-            } else {
-                None
-            };
-            results.push(row("msm_g2", log, gpu_s, cpu));
-        }
-    }
+    results.extend(msm_rows(
+        "msm_g1",
+        &g1_logs,
+        limits,
+        |n| synthetic_srs::g1s(n, &mut ChaCha8Rng::seed_from_u64(1)),
+        |p| DevicePoints::upload_g1(device, p),
+        DevicePoints::msm_g1,
+        msm::msm_g1,
+    )?);
+    results.extend(msm_rows(
+        "msm_g2",
+        &g2_logs,
+        limits,
+        |n| synthetic_srs::g2s(n, &mut ChaCha8Rng::seed_from_u64(3)),
+        |p| DevicePoints::upload_g2(device, p),
+        DevicePoints::msm_g2,
+        msm::msm_g2,
+    )?);
 
     for log in (20..=27).filter(|&l| l <= max_log) {
         let n = 1usize << log;
