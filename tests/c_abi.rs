@@ -26,45 +26,15 @@ fn ensure_cdylib(dir: &PathBuf) {
 #[test]
 fn c_program_drives_c2_and_bad_inputs_under_asan() {
     let s = common::sealed_2kib(21);
-    let dir = profile_dir();
-    ensure_cdylib(&dir);
-    let work = std::env::temp_dir().join(format!("cuzk-c-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
-
     let mut fixture = s.sector_id.to_le_bytes().to_vec();
     for part in [&s.prover_id, &s.ticket, &s.seed, &s.comm_r, &s.comm_d] {
         fixture.extend_from_slice(part);
     }
     fixture.extend_from_slice(&s.c1_json);
-    let fixture_path = work.join("fixture.bin");
+    let fixture_path = std::env::temp_dir().join(format!("cuzk-c2-fixture-{}.bin", std::process::id()));
     std::fs::write(&fixture_path, &fixture).unwrap();
-
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let exe = work.join("c2_flow");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = Command::new(cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"])
-        .arg(format!("-I{}", root.join("include").display()))
-        .arg(root.join("tests/c/c2_flow.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", dir.display()))
-        .arg("-lcuzk")
-        .arg(format!("-Wl,-rpath,{}", dir.display()))
-        .status()
-        .expect("running the C compiler");
-    assert!(status.success(), "compiling tests/c/c2_flow.c");
-
-    let out = Command::new(&exe)
-        .arg(&fixture_path)
-        .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
-        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
-        .output()
-        .expect("running the C program");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let _ = std::fs::remove_dir_all(&work);
-    assert!(out.status.success(), "C program failed\nstdout:\n{stdout}\nstderr (tail):\n{}", tail(&stderr));
+    let stdout = run_c_program("c2_flow", &[&fixture_path]);
+    let _ = std::fs::remove_file(&fixture_path);
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }
 
@@ -72,8 +42,9 @@ fn tail(s: &str) -> &str {
     &s[s.len().saturating_sub(6000)..]
 }
 
-/// Builds `tests/c/<name>.c` as `c_program_drives_c2_and_bad_inputs_under_asan`
-/// does, runs it with `args`, and returns its stdout (it must succeed).
+/// Builds `tests/c/<name>.c` against include/cuzk.h with strict warnings and
+/// ASAN/UBSan, links it to libcuzk.so, runs it with `args`, and returns its
+/// stdout (it must succeed).
 fn run_c_program(name: &str, args: &[&std::path::Path]) -> String {
     let dir = profile_dir();
     ensure_cdylib(&dir);
