@@ -2,7 +2,7 @@
 //! partition, proved and verified by cuzk's prover. Output bytes as stock:
 //! `partitions x 192`.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
@@ -49,29 +49,37 @@ pub fn update_proof_with_vanilla(
     with_shape!(size, prove_update, rp, vanilla, comms)
 }
 
-/// `generate_empty_sector_update_proof`: the vanilla proofs read from the sector
-/// key and the updated replica by stock, then the SNARKs by cuzk.
-pub fn update_proof(
-    rp: RegisteredUpdateProof,
-    comms: UpdateCommitments,
-    sector_key: &Path,
-    sector_key_cache: &Path,
-    replica: &Path,
-    replica_cache: &Path,
-) -> Result<Vec<u8>> {
-    let vanilla = stock::generate_partition_proofs(
+/// The files of an updated sector: the sector key (the old replica), the
+/// updated replica, and their cache folders.
+#[derive(Clone, Debug)]
+pub struct UpdateFiles {
+    pub sector_key: PathBuf,
+    pub sector_key_cache: PathBuf,
+    pub replica: PathBuf,
+    pub replica_cache: PathBuf,
+}
+
+/// `generate_empty_sector_update_partition_proofs`: stock's vanilla proof of
+/// every partition, serialized, in order.
+pub fn partition_vanilla_proofs(rp: RegisteredUpdateProof, comms: UpdateCommitments, files: &UpdateFiles) -> Result<Vec<Vec<u8>>> {
+    let proofs = stock::generate_partition_proofs(
         rp,
         comms.comm_r_old,
         comms.comm_r_new,
         comms.comm_d_new,
-        sector_key,
-        sector_key_cache,
-        replica,
-        replica_cache,
+        &files.sector_key,
+        &files.sector_key_cache,
+        &files.replica,
+        &files.replica_cache,
     )
     .context("generating the SnapDeals vanilla proofs")?;
-    let vanilla: Vec<Vec<u8>> = vanilla.into_iter().map(|p| p.0).collect();
-    update_proof_with_vanilla(rp, &vanilla, comms)
+    Ok(proofs.into_iter().map(|p| p.0).collect())
+}
+
+/// `generate_empty_sector_update_proof`: the vanilla proofs read from the sector
+/// key and the updated replica by stock, then the SNARKs by cuzk.
+pub fn update_proof(rp: RegisteredUpdateProof, comms: UpdateCommitments, files: &UpdateFiles) -> Result<Vec<u8>> {
+    update_proof_with_vanilla(rp, &partition_vanilla_proofs(rp, comms, files)?, comms)
 }
 
 fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(

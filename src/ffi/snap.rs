@@ -10,7 +10,7 @@ use super::{
     fd,
     types::*,
 };
-use crate::api::snap::{self, UpdateCommitments};
+use crate::api::snap::{self, UpdateCommitments, UpdateFiles};
 
 const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = [
     RegisteredUpdateProof::StackedDrg2KiBV1,
@@ -40,6 +40,23 @@ unsafe fn commitments(
         comm_r_old: unsafe { array32(comm_r_old, "comm_r_old")? },
         comm_r_new: unsafe { array32(comm_r_new, "comm_r_new")? },
         comm_d_new: unsafe { array32(comm_d_new, "comm_d_new")? },
+    })
+}
+
+/// # Safety
+/// Each slice readable for its length.
+unsafe fn update_files(
+    sector_key_path: slice_ref_uint8_t,
+    sector_key_cache_dir_path: slice_ref_uint8_t,
+    replica_path: slice_ref_uint8_t,
+    replica_cache_path: slice_ref_uint8_t,
+) -> Result<UpdateFiles> {
+    // SAFETY (all four): forwarded from this function's contract.
+    Ok(UpdateFiles {
+        sector_key: unsafe { path(sector_key_path, "sector_key_path")? },
+        sector_key_cache: unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? },
+        replica: unsafe { path(replica_path, "replica_path")? },
+        replica_cache: unsafe { path(replica_cache_path, "replica_cache_path")? },
     })
 }
 
@@ -86,12 +103,8 @@ pub unsafe extern "C" fn generate_empty_sector_update_proof(
         let rp = update_proof(registered_proof)?;
         // SAFETY (all): forwarded from this function's contract.
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
-        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
-        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
-        let replica = unsafe { path(replica_path, "replica_path")? };
-        let replica_cache = unsafe { path(replica_cache_path, "replica_cache_path")? };
-        let proof = snap::update_proof(rp, comms, &sector_key, &sector_key_cache, &replica, &replica_cache)?;
-        Ok(slice_boxed_uint8_t::from_vec(proof))
+        let files = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
+        Ok(slice_boxed_uint8_t::from_vec(snap::update_proof(rp, comms, &files)?))
     })
 }
 
@@ -236,13 +249,18 @@ pub unsafe extern "C" fn empty_sector_update_remove_encoded_data(
     respond("empty_sector_update_remove_encoded_data", || {
         let rp = update_proof(registered_proof)?;
         // SAFETY (all): forwarded from this function's contract.
-        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
-        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
-        let replica = unsafe { path(replica_path, "replica_path")? };
-        let replica_cache = unsafe { path(replica_cache_path, "replica_cache_path")? };
+        let f = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
         let data = unsafe { path(data_path, "data_path")? };
         let comm_d_new = unsafe { array32(comm_d_new, "comm_d_new")? };
-        stock::empty_sector_update_remove_encoded_data(rp, sector_key, sector_key_cache, replica, replica_cache, data, comm_d_new)
+        stock::empty_sector_update_remove_encoded_data(
+            rp,
+            f.sector_key,
+            f.sector_key_cache,
+            f.replica,
+            f.replica_cache,
+            data,
+            comm_d_new,
+        )
     })
 }
 
@@ -266,22 +284,10 @@ pub unsafe extern "C" fn generate_empty_sector_update_partition_proofs(
     respond("generate_empty_sector_update_partition_proofs", || {
         let rp = update_proof(registered_proof)?;
         // SAFETY (all): forwarded from this function's contract.
-        let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
-        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
-        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
-        let replica = unsafe { path(replica_path, "replica_path")? };
-        let replica_cache = unsafe { path(replica_cache_path, "replica_cache_path")? };
-        let proofs = stock::generate_partition_proofs(
-            rp,
-            c.comm_r_old,
-            c.comm_r_new,
-            c.comm_d_new,
-            sector_key,
-            sector_key_cache,
-            replica,
-            replica_cache,
-        )?;
-        Ok(slice_boxed_slice_boxed_uint8_t::from_vec(proofs.into_iter().map(|p| p.0).collect()))
+        let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
+        let files = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
+        let proofs = snap::partition_vanilla_proofs(rp, comms, &files)?;
+        Ok(slice_boxed_slice_boxed_uint8_t::from_vec(proofs))
     })
 }
 
