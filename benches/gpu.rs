@@ -14,7 +14,7 @@ use anyhow::{ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk::{
     circuit::{synthesize, MulChain},
-    gpu::{self, DevicePoints, GpuProver},
+    gpu::{self, DevicePoints, GpuProver, HPlan},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs},
 };
 use ff::Field;
@@ -134,7 +134,7 @@ fn main() -> Result<()> {
     for log in (20..=27).filter(|&l| l <= max_log) {
         let n = 1usize << log;
         let (a, b, c) = (scalars(n, 5), scalars(n, 6), scalars(n, 7));
-        let (gpu_s, g) = time(runs, || gpu::h_coefficients(device, &a, &b, &c))?;
+        let (gpu_s, g) = time(runs, || gpu::h_coefficients(device, &a, &b, &c, HPlan::TwoVectors))?;
         let cpu = if log <= cpu_max {
             let (cpu_s, h) = time(runs, || cpu::h_coefficients(&a, &b, &c))?;
             ensure!(h == g, "H 2^{log}: GPU and CPU differ");
@@ -143,6 +143,12 @@ fn main() -> Result<()> {
             None
         };
         results.push(row("h_polynomial_ntt", log, gpu_s, cpu));
+        // The plan of devices with room for one NTT vector: its cost, against the above.
+        let (one_s, h) = time(runs, || gpu::h_coefficients(device, &a, &b, &c, HPlan::OneVector))?;
+        ensure!(h == g, "H 2^{log}: the one-vector plan differs");
+        let mut r = row("h_polynomial_ntt_one_vector", log, one_s, None);
+        r["vs_two_vectors"] = json!(one_s / gpu_s);
+        results.push(r);
     }
 
     for log in proof_logs {

@@ -10,9 +10,13 @@
 
 // Runs `body`, turning every C++ exception into an error value: nothing may
 // unwind into Rust, and a CUDA failure must never abort the host process.
+// The thread's last CUDA error is cleared first: a failed allocation earlier
+// on this thread (ours or anyone's) would otherwise fail the next kernel
+// launch check (cudaGetLastError) of an unrelated call.
 template<class F>
 static RustError guarded(const char* what, F&& body)
 {
+    (void)cudaGetLastError();
     try {
         body();
         return RustError{cudaSuccess};

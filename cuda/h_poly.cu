@@ -17,12 +17,13 @@ __global__ void mul_assign(fr_t* a, const fr_t* b, size_t n)
         a[i] = a[i] * b[i];
 }
 
-__global__ void sub_scale(fr_t* a, const fr_t* c, fr_words_t z_inv_words, size_t n)
+// out = (x - y) * z_inv; out may alias x or y.
+__global__ void sub_scale(fr_t* out, const fr_t* x, const fr_t* y, fr_words_t z_inv_words, size_t n)
 {
     const fr_t z_inv = *reinterpret_cast<const fr_t*>(&z_inv_words);
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        a[i] = (a[i] - c[i]) * z_inv;
+        out[i] = (x[i] - y[i]) * z_inv;
 }
 
 // Subgroup evaluations (len of them, zero-padded to 2^lg_n) to coset evaluations.
@@ -44,13 +45,62 @@ struct device_buffer_t {
     ~device_buffer_t() { if (ptr) (void)cudaFree(ptr); }
 };
 
+// Scalars per transfer of the one-vector plan: 32 MiB of device memory.
+static const size_t H_CHUNK = (size_t)1 << 20;
+
+// Both coset vectors in device memory: 2 * 2^lg_n scalars.
+static void h_two_vectors(const gpu_t& gpu, fr_t* d_a, const fr_t* a, const fr_t* b,
+                          const fr_t* c, size_t len, uint32_t lg_n, fr_words_t z)
+{
+    size_t n = (size_t)1 << lg_n;
+    device_buffer_t d_b;
+    CUDA_OK(cudaMalloc(&d_b.ptr, n * sizeof(fr_t)));
+    const int blocks = gpu.sm_count() * 4, threads = 256;
+    to_coset(gpu, d_b.ptr, b, len, lg_n);
+    to_coset(gpu, d_a, a, len, lg_n);
+    mul_assign<<<blocks, threads, 0, gpu>>>(d_a, d_b.ptr, n);
+    CUDA_OK(cudaGetLastError());
+    to_coset(gpu, d_b.ptr, c, len, lg_n);
+    sub_scale<<<blocks, threads, 0, gpu>>>(d_a, d_a, d_b.ptr, z, n);
+    CUDA_OK(cudaGetLastError());
+}
+
+// One coset vector in device memory (2^lg_n scalars plus a chunk): the other
+// operand waits in `scratch` (2^lg_n scalars of host memory) and comes back
+// chunk by chunk, for devices without room for two.
+static void h_one_vector(const gpu_t& gpu, fr_t* d, const fr_t* a, const fr_t* b,
+                         const fr_t* c, size_t len, uint32_t lg_n, fr_words_t z,
+                         fr_t* scratch)
+{
+    size_t n = (size_t)1 << lg_n, chunk = std::min(n, H_CHUNK);
+    device_buffer_t d_t;
+    CUDA_OK(cudaMalloc(&d_t.ptr, chunk * sizeof(fr_t)));
+    const int blocks = gpu.sm_count() * 4, threads = 256;
+    to_coset(gpu, d, b, len, lg_n);
+    gpu.DtoH(scratch, d, n);
+    to_coset(gpu, d, a, len, lg_n);
+    for (size_t off = 0; off < n; off += chunk) {
+        gpu.HtoD(d_t.ptr, scratch + off, chunk);
+        mul_assign<<<blocks, threads, 0, gpu>>>(d + off, d_t.ptr, chunk);
+        CUDA_OK(cudaGetLastError());
+    }
+    gpu.DtoH(scratch, d, n);
+    to_coset(gpu, d, c, len, lg_n);
+    for (size_t off = 0; off < n; off += chunk) {
+        gpu.HtoD(d_t.ptr, scratch + off, chunk);
+        sub_scale<<<blocks, threads, 0, gpu>>>(d + off, d_t.ptr, d + off, z, chunk);
+        CUDA_OK(cudaGetLastError());
+    }
+}
+
 // The 2^lg_n coefficients of H, left in device memory at *d_h (free it with
 // cuzk_gpu_free). a, b and c hold `len` evaluations each (len <= 2^lg_n);
-// `z_inv` is 1 / (g^n - 1) in Montgomery form. Device memory: two vectors of
-// 2^lg_n scalars. sppark's NTT has no 1-point transform: lg_n >= 1.
+// `z_inv` is 1 / (g^n - 1) in Montgomery form. With `scratch` null both coset
+// vectors live on the device; else `scratch` (2^lg_n host scalars) holds one
+// (h_one_vector). sppark's NTT has no 1-point transform: lg_n >= 1.
 extern "C" RustError cuzk_gpu_h_on_device(int device, const fr_t* a, const fr_t* b,
                                           const fr_t* c, size_t len, uint32_t lg_n,
-                                          const fr_t* z_inv, fr_t** d_h)
+                                          const fr_t* z_inv, fr_t* scratch, fr_t** d_h)
 {
     *d_h = nullptr;
     return guarded("H polynomial (NTT)", [&] {
@@ -60,18 +110,12 @@ extern "C" RustError cuzk_gpu_h_on_device(int device, const fr_t* a, const fr_t*
         size_t n = (size_t)1 << lg_n;
         fr_words_t z;
         memcpy(&z, z_inv, sizeof(z));
-        device_buffer_t d_a, d_b;
+        device_buffer_t d_a;
         CUDA_OK(cudaMalloc(&d_a.ptr, n * sizeof(fr_t)));
-        CUDA_OK(cudaMalloc(&d_b.ptr, n * sizeof(fr_t)));
-        const int blocks = gpu.sm_count() * 4, threads = 256;
-
-        to_coset(gpu, d_b.ptr, b, len, lg_n);
-        to_coset(gpu, d_a.ptr, a, len, lg_n);
-        mul_assign<<<blocks, threads, 0, gpu>>>(d_a.ptr, d_b.ptr, n);
-        CUDA_OK(cudaGetLastError());
-        to_coset(gpu, d_b.ptr, c, len, lg_n);
-        sub_scale<<<blocks, threads, 0, gpu>>>(d_a.ptr, d_b.ptr, z, n);
-        CUDA_OK(cudaGetLastError());
+        if (scratch)
+            h_one_vector(gpu, d_a.ptr, a, b, c, len, lg_n, z, scratch);
+        else
+            h_two_vectors(gpu, d_a.ptr, a, b, c, len, lg_n, z);
         NTT::Base_dev_ptr(gpu, d_a.ptr, lg_n, NTT::InputOutputOrder::NN,
                           NTT::Direction::inverse, NTT::Type::coset);
         gpu.sync();

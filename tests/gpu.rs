@@ -8,13 +8,14 @@
 //! (docs/GPU.md). CI builds them and runs the CPU tests of the `cuda` build.
 #![cfg(feature = "cuda")]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
     api::{porep, post, sample, snap},
     circuit::{synthesize, MulChain, Synthesized},
-    gpu::{self, Device, DevicePoints, GpuProver},
+    engine::prover::{prove_under, GpuFailure},
+    gpu::{self, Device, DevicePoints, GpuProver, HPlan},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
@@ -26,6 +27,12 @@ use group::{prime::PrimeCurveAffine, Group};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+
+/// One test at a time on the device: the memory tests take most of it.
+fn exclusive() -> MutexGuard<'static, ()> {
+    static GPU: Mutex<()> = Mutex::new(());
+    GPU.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn device() -> &'static Device {
     gpu::devices().first().expect("no usable CUDA device: the GPU tests need one")
@@ -58,6 +65,7 @@ fn g2_points(n: usize, seed: u64) -> Vec<G2Affine> {
 
 #[test]
 fn msm_g1_equals_cpu() {
+    let _gpu = exclusive();
     let max = 300_001;
     let points = g1_points(max, 1);
     let all = scalars(max, 2);
@@ -77,6 +85,7 @@ fn msm_g1_equals_cpu() {
 
 #[test]
 fn msm_g2_equals_cpu() {
+    let _gpu = exclusive();
     let max = 20_001;
     let points = g2_points(max, 3);
     let all = scalars(max, 4);
@@ -90,10 +99,14 @@ fn msm_g2_equals_cpu() {
 
 #[test]
 fn h_polynomial_equals_cpu() {
-    for n in [1usize, 2, 5, 1000, 1024, 1025, 1 << 16, (1 << 18) + 3] {
+    let _gpu = exclusive();
+    for n in [1usize, 2, 5, 1000, 1024, 1025, 1 << 16, (1 << 18) + 3, (1 << 21) + 1] {
         let (a, b, c) = (scalars(n, 5), scalars(n, 6), scalars(n, 7));
-        let gpu = gpu::h_coefficients(device(), &a, &b, &c).unwrap();
-        assert_eq!(gpu, cpu::h_coefficients(&a, &b, &c).unwrap(), "H over {n} evaluations");
+        let on_cpu = cpu::h_coefficients(&a, &b, &c).unwrap();
+        for plan in [HPlan::TwoVectors, HPlan::OneVector] {
+            let on_gpu = gpu::h_coefficients(device(), &a, &b, &c, plan).unwrap();
+            assert_eq!(on_gpu, on_cpu, "H over {n} evaluations ({plan:?})");
+        }
     }
 }
 
@@ -111,6 +124,7 @@ fn assert_same_proofs(cs: Synthesized, pk: ProvingKey, what: &str) {
 
 #[test]
 fn proofs_equal_cpu_bytes_on_synthetic_circuits() {
+    let _gpu = exclusive();
     for links in [1000usize, (1 << 14) - 7, (1 << 22) - 10] {
         let cs = synthesize(MulChain { start: Fr::from(3u64), links }).unwrap();
         let pk = synthetic_srs::key_for(&cs, links as u64);
@@ -120,6 +134,7 @@ fn proofs_equal_cpu_bytes_on_synthetic_circuits() {
 
 #[test]
 fn proofs_equal_cpu_bytes_on_the_2kib_porep_circuit() {
+    let _gpu = exclusive();
     let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21).unwrap();
     let c1 = porep::parse_c1(&sector.c1_json).unwrap();
     let parts = porep::partition_circuits::<SectorShape2KiB>(c1).unwrap();
@@ -139,6 +154,7 @@ impl Drop for TempDir {
 
 #[test]
 fn proofs_equal_cpu_bytes_on_the_2kib_post_and_snapdeals_circuits() {
+    let _gpu = exclusive();
     let dir = TempDir(std::env::temp_dir().join(format!("cuzk-gpu-sector-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     std::fs::create_dir_all(&dir.0).unwrap();
@@ -183,6 +199,107 @@ fn proofs_equal_cpu_bytes_on_the_2kib_post_and_snapdeals_circuits() {
 
 #[test]
 fn get_gpu_devices_lists_the_device() {
+    let _gpu = exclusive();
     let names = cuzk::engine::devices::gpu_names();
     assert_eq!(names.first(), Some(&device().name));
+}
+
+/// Device memory taken away from cuzk, as another process on the GPU would.
+struct Hog(*mut std::ffi::c_void);
+
+extern "C" {
+    // The CUDA runtime cuzk links statically.
+    fn cudaSetDevice(device: i32) -> i32;
+    fn cudaDeviceSynchronize() -> i32;
+    fn cudaMalloc(ptr: *mut *mut std::ffi::c_void, bytes: usize) -> i32;
+    fn cudaFree(ptr: *mut std::ffi::c_void) -> i32;
+}
+
+/// Free device memory once freed blocks went back from sppark's stream-ordered
+/// pool (which returns them at a synchronisation).
+fn free_now() -> usize {
+    // SAFETY: runtime calls on a valid ordinal, no pointers involved.
+    assert_eq!(unsafe { cudaSetDevice(device().cuda_ordinal) }, 0);
+    // SAFETY: as above.
+    assert_eq!(unsafe { cudaDeviceSynchronize() }, 0);
+    device().free_bytes().unwrap()
+}
+
+impl Hog {
+    /// Takes all free device memory but about `leave` bytes.
+    fn leaving(leave: usize) -> Self {
+        let mut ptr = std::ptr::null_mut();
+        let mut take = free_now().saturating_sub(leave);
+        // The allocator may not hand out the last bytes in one piece.
+        // SAFETY: `ptr` is a valid out-pointer, written on success and freed
+        // once in Drop.
+        while unsafe { cudaMalloc(&mut ptr, take) } != 0 {
+            take -= 8 << 20;
+        }
+        // Allocations are rounded up to 2 MiB pages.
+        let free = free_now();
+        assert!(free + (4 << 20) >= leave && free < leave + (96 << 20), "{free} bytes left free, wanted {leave}");
+        Self(ptr)
+    }
+}
+
+impl Drop for Hog {
+    fn drop(&mut self) {
+        // SAFETY: allocated by cudaMalloc in `leaving`, freed once.
+        assert_eq!(unsafe { cudaFree(self.0) }, 0);
+    }
+}
+
+/// A 2^20-point MulChain, its key, and its CPU proof for fixed r, s.
+fn chain_of_2_20() -> (Synthesized, Arc<ProvingKey>, Fr, Fr, Vec<u8>) {
+    let links = (1 << 20) - 10;
+    let cs = synthesize(MulChain { start: Fr::from(5u64), links }).unwrap();
+    let pk = Arc::new(synthetic_srs::key_for(&cs, 31));
+    let (r, s) = (Fr::from(17u64), Fr::from(19u64));
+    let on_cpu = prove(&pk, cs.clone(), r, s).unwrap().to_bytes().to_vec();
+    (cs, pk, r, s, on_cpu)
+}
+
+#[test]
+fn proofs_fit_a_nearly_full_device_with_identical_bytes() {
+    let _gpu = exclusive();
+    let (cs, pk, r, s, on_cpu) = chain_of_2_20();
+    let gpu_proof = |what: &str| {
+        let proof = prove_under(GpuFailure::Error, &pk, cs.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+        assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}: GPU proof differs from the CPU's");
+    };
+    gpu_proof("the key uploaded");
+    let n = 1usize << 20;
+    // Room for one NTT vector only, then for none: H moves to the host
+    // vector, then to the CPU; the MSMs still run on the device.
+    let short = 16 << 20;
+    for (leave, plan) in [
+        (HPlan::TwoVectors.device_bytes(n) - short, Some(HPlan::OneVector)),
+        (HPlan::OneVector.device_bytes(n) - short, None),
+    ] {
+        let hog = Hog::leaving(leave);
+        assert_eq!(HPlan::fitting(free_now(), n), plan);
+        gpu_proof(&format!("{plan:?} with {} MiB free", free_now() >> 20));
+        drop(hog);
+    }
+}
+
+#[test]
+fn out_of_device_memory_is_an_error_or_a_cpu_retry_and_frees_what_it_took() {
+    let _gpu = exclusive();
+    let (cs, pk, r, s, on_cpu) = chain_of_2_20();
+    for stage in ["uploading the key", "proving with the key resident"] {
+        let hog = Hog::leaving(12 << 20);
+        let before = free_now();
+        let kept = || before.saturating_sub(free_now());
+        let failed = prove_under(GpuFailure::Error, &pk, cs.clone(), r, s).expect_err(stage);
+        assert!(format!("{failed:#}").contains("out of memory"), "{stage}: {failed:#}");
+        assert!(kept() <= 2 << 20, "{stage}: a failed GPU proof kept {} bytes of device memory", kept());
+        let retried = prove_under(GpuFailure::RetryOnCpu, &pk, cs.clone(), r, s).expect("retried on the CPU");
+        assert_eq!(retried.to_bytes().to_vec(), on_cpu, "{stage}");
+        assert!(kept() <= 2 << 20, "{stage}: a failed GPU proof kept {} bytes of device memory", kept());
+        drop(hog);
+        let after = prove_under(GpuFailure::Error, &pk, cs.clone(), r, s).expect("the device works again");
+        assert_eq!(after.to_bytes().to_vec(), on_cpu, "{stage}");
+    }
 }

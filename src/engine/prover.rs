@@ -50,8 +50,15 @@ fn settle(policy: GpuFailure, attempt: Result<Proof>) -> Option<Result<Proof>> {
     }
 }
 
-/// A Groth16 proof of `cs` under `pk` with randomisers `r`, `s`.
+/// A Groth16 proof of `cs` under `pk` with randomisers `r`, `s`, GPU failures
+/// handled as `CUZK_GPU_FALLBACK` says.
 pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+    prove_under(gpu_failure_policy(), pk, cs, r, s)
+}
+
+/// As `prove`, GPU failures handled as `policy` says.
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
     #[cfg(feature = "cuda")]
     if let Some(gpu) = crate::gpu::GpuProver::acquire(pk) {
         let attempt = gpu.and_then(|gpu| {
@@ -62,7 +69,7 @@ pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proo
             log::debug!("cuzk: proved on GPU {} (key {key})", device.index);
             Ok(proof)
         });
-        if let Some(outcome) = settle(gpu_failure_policy(), attempt) {
+        if let Some(outcome) = settle(policy, attempt) {
             return outcome;
         }
     }

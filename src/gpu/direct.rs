@@ -7,7 +7,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 
 use super::{
     devices::Device,
-    h_poly::h_on_device,
+    h_poly::{h_on_device, HPlan},
     resident::{g1_query, g2_query, Query},
 };
 
@@ -39,10 +39,11 @@ impl DevicePoints {
     }
 }
 
-/// The H coefficients on `device`, as `groth16::cpu::h_coefficients` computes them.
-pub fn h_coefficients(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Vec<Fr>> {
+/// The H coefficients on `device` with the vectors placed as `plan` says, as
+/// `groth16::cpu::h_coefficients` computes them.
+pub fn h_coefficients(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -> Result<Vec<Fr>> {
     let _busy = device.lock.lock().unwrap_or_else(|e| e.into_inner());
-    match h_on_device(device, a, b, c)? {
+    match h_on_device(device, a, b, c, plan)? {
         Some(h) => h.to_host(),
         None => Ok(Vec::new()),
     }

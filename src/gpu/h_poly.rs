@@ -12,6 +12,37 @@ use super::{
 };
 use crate::groth16::ntt::Domain;
 
+/// Where the coset vectors of the H step live, by the device memory free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HPlan {
+    /// Two domain-sized vectors on the device: the fastest.
+    TwoVectors,
+    /// One on the device (plus a 32 MiB chunk), the other in host memory,
+    /// brought back in chunks: for devices without room for two.
+    OneVector,
+}
+
+const SCALAR: usize = 32;
+/// cuda/h_poly.cu's chunk, and room for sppark's NTT twiddles and the runtime.
+const H_SLACK: usize = (32 << 20) + (256 << 20);
+
+impl HPlan {
+    /// Device bytes the plan needs for a domain of `n`.
+    pub fn device_bytes(self, n: usize) -> usize {
+        let vectors = match self {
+            Self::TwoVectors => 2,
+            Self::OneVector => 1,
+        };
+        vectors * n * SCALAR + H_SLACK
+    }
+
+    /// The fastest plan that fits in `free` bytes for a domain of `n`; `None`
+    /// when not even one vector fits (the H step then runs on the CPU).
+    pub fn fitting(free: usize, n: usize) -> Option<Self> {
+        [Self::TwoVectors, Self::OneVector].into_iter().find(|plan| plan.device_bytes(n) <= free)
+    }
+}
+
 /// The coefficients of H in device memory, `domain - 1` of them in use.
 pub struct DeviceH {
     device: c_int,
@@ -48,18 +79,26 @@ impl Drop for DeviceH {
     }
 }
 
-/// H from the evaluations of A, B and C; `None` for a one-point domain, where H
-/// has no coefficients. The caller holds the device's lock.
-pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Option<DeviceH>> {
+/// H from the evaluations of A, B and C with the vectors placed as `plan`
+/// says; `None` for a one-point domain, where H has no coefficients. The
+/// caller holds the device's lock.
+pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -> Result<Option<DeviceH>> {
     anyhow::ensure!(a.len() == b.len() && b.len() == c.len(), "A, B and C differ in length");
     let domain = Domain::new(a.len())?;
     if domain.size() == 1 {
         return Ok(None);
     }
     let z_inv = domain.vanishing_on_coset_inverse();
+    let mut scratch: Vec<Fr> = match plan {
+        HPlan::TwoVectors => Vec::new(),
+        HPlan::OneVector => Vec::with_capacity(domain.size()),
+    };
+    let scratch_ptr = if scratch.capacity() == 0 { ptr::null_mut() } else { scratch.as_mut_ptr() };
     let mut d_h = ptr::null_mut();
     // SAFETY: a, b, c hold `a.len()` scalars each, at most the domain's size;
-    // on success `d_h` receives device memory we own (freed by DeviceH).
+    // `scratch` is null or has room for the domain's size (cuda writes before
+    // it reads, and only within the call); on success `d_h` receives device
+    // memory we own (freed by DeviceH).
     check(unsafe {
         sys::cuzk_gpu_h_on_device(
             device.index,
@@ -69,9 +108,10 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Opti
             a.len(),
             domain.size().trailing_zeros(),
             &z_inv,
+            scratch_ptr,
             &mut d_h,
         )
     })
-    .context("GPU NTT")?;
+    .with_context(|| format!("GPU NTT ({plan:?})"))?;
     Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size() }))
 }

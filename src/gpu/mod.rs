@@ -11,4 +11,5 @@ mod sys;
 
 pub use devices::{devices, Device};
 pub use direct::{h_coefficients, DevicePoints};
+pub use h_poly::HPlan;
 pub use prover::GpuProver;

@@ -12,10 +12,10 @@ use group::Group;
 
 use super::{
     devices::{devices, Device},
-    h_poly::h_on_device,
+    h_poly::{h_on_device, HPlan},
     resident::{key_on, DeviceKey},
 };
-use crate::groth16::{Backend, G1Query, ProvingKey};
+use crate::groth16::{cpu, Backend, G1Query, ProvingKey};
 
 /// A device held for one proof, with the proving key on it.
 pub struct GpuProver {
@@ -55,12 +55,19 @@ impl GpuProver {
 impl Backend for GpuProver {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
         let start = Instant::now();
-        let Some(h) = h_on_device(self.device, a, b, c)? else {
+        let domain = a.len().next_power_of_two();
+        let Some(plan) = HPlan::fitting(self.device.free_bytes()?, domain) else {
+            // Not even one NTT vector fits: H on the CPU, its MSM still here.
+            log::info!("cuzk GPU {}: no room for a 2^{} NTT: H computed on the CPU", self.device.index, domain.trailing_zeros());
+            let h = cpu::h_coefficients(a, b, c)?;
+            return self.key.h.msm_g1(&h).context("GPU MSM H");
+        };
+        let Some(h) = h_on_device(self.device, a, b, c, plan)? else {
             return Ok(G1Projective::identity());
         };
         let ntt = start.elapsed();
         let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
-        log::debug!("cuzk GPU {}: H NTTs {ntt:?}, H MSM {:?}", self.device.index, start.elapsed() - ntt);
+        log::debug!("cuzk GPU {}: H NTTs {ntt:?} ({plan:?}), H MSM {:?}", self.device.index, start.elapsed() - ntt);
         Ok(term)
     }
 

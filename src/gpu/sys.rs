@@ -34,6 +34,7 @@ extern "C" {
         len: usize,
         lg_n: u32,
         z_inv: *const Fr,
+        scratch: *mut Fr,
         d_h: *mut *mut Fr,
     ) -> sppark::Error;
     pub fn cuzk_gpu_h_to_host(device: c_int, d_h: *const Fr, n: usize, h: *mut Fr) -> sppark::Error;
