@@ -4,10 +4,14 @@
 //! the real 2 KiB PoRep partition circuit of a freshly sealed sector), the same
 //! key (written as a standard `.params` file, which is what supraseal reads)
 //! and the same randomisers r, s, in one run. All must give identical proof
-//! bytes. Prints one JSON object. Needs a CUDA device.
+//! bytes. Also the real 32 GiB PoRep partition circuit (StackedDrg32GiBV1_1,
+//! ~130M constraints) built from random vanilla proofs of the exact structure
+//! (`api::random_vanilla`): its witness does not satisfy the circuit, so those
+//! proofs are timed and compared, not verified. Prints one JSON object. Needs a
+//! CUDA device.
 //!
 //! env: CUZK_BENCH_PROOFS (default "porep-2KiB,22,24,26": log2 sizes of
-//! synthetic circuits, or porep-2KiB), CUZK_BENCH_RUNS (default 3),
+//! synthetic circuits, porep-2KiB or porep-32GiB), CUZK_BENCH_RUNS (default 3),
 //! CUZK_BENCH_WARMUP (unmeasured runs first, default 1; the first circuit of a
 //! process also pays the JIT of supraseal's kernels), CUZK_BENCH_CPU_MAX_LOG (largest circuit, as log2 of its domain, that the CPU
 //! peer proves; default 22), CUZK_BENCH_TMP (folder for the .params files,
@@ -29,12 +33,12 @@ use bellperson::{
 };
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar as Fr};
 use cuzk::{
-    api::{porep, sample},
+    api::{porep, random_vanilla, sample},
     circuit::{synthesize, MulChain},
     gpu::{self, GpuProver},
     groth16::{self, prove_with, synthetic_srs, ProvingKey},
 };
-use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB};
 use filecoin_proofs_api::RegisteredSealProof;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -56,6 +60,13 @@ fn secs(t: Instant) -> f64 {
 fn meminfo_available() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+}
+
+/// The process's peak resident memory so far (VmHWM).
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
 }
 
@@ -125,9 +136,11 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
         + b_len * g2;
     let file_est = key_mem + (1 << 20); // uncompressed encodings: 96/192 bytes, as in memory
     if let Some(avail) = meminfo_available() {
-        // cuzk key + supraseal's host copy + two syntheses and margin.
-        // (and the .params file itself when the temp folder is in memory).
-        let need = key_mem + file_est + 4 * (cs.a.len() as u64) * 32 * 2 + if is_tmpfs(tmp) { file_est } else { 0 };
+        // cuzk's key, then (cuzk's dropped) supraseal's host copy, each beside
+        // a synthesis (a, b, c, aux) and margin; and the .params file itself
+        // when the temp folder is in memory.
+        let synthesis = 4 * (cs.a.len() as u64) * 32 * 2;
+        let need = key_mem.max(file_est) + synthesis + if is_tmpfs(tmp) { file_est } else { 0 };
         ensure!(
             avail > need,
             "not enough host memory for {name}: need about {need} bytes, {avail} available"
@@ -147,7 +160,9 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
     let file_bytes = write_params(&pk, &path).context("writing the .params file")?;
     let key_write_s = secs(t);
     eprintln!("{name}: wrote {} ({file_bytes} bytes) in {key_write_s:.2} s", path.display());
-    drop(cs);
+    // The first synthesis is the first measured one when there is no warm-up
+    // (a 32 GiB partition takes minutes to synthesize).
+    let mut first = (warmup == 0).then_some((cs, first_synth_s));
 
     // cuzk: synthesis, key upload, prove only, synthesis + prove.
     let t = Instant::now();
@@ -158,14 +173,20 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
     let mut total = Vec::new();
     let mut cuzk_bytes = None;
     for i in 0..warmup + runs {
-        let t0 = Instant::now();
-        let cs = synthesize(circuit.clone())?;
+        let (cs, synth_s) = match first.take() {
+            Some(done) => done,
+            None => {
+                let t = Instant::now();
+                (synthesize(circuit.clone())?, secs(t))
+            }
+        };
         let t1 = Instant::now();
         let gpu = GpuProver::acquire(&pk).context("no CUDA device")??;
         let proof = prove_with(&gpu, &pk, &cs, r, s)?;
         drop(gpu);
+        drop(cs);
         let p = secs(t1);
-        let all = secs(t0);
+        let all = synth_s + p;
         let bytes = proof.to_bytes().to_vec();
         if let Some(prev) = &cuzk_bytes {
             ensure!(prev == &bytes, "cuzk {name}: proof bytes differ between runs");
@@ -247,6 +268,7 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
             "supraseal": sup, "cuzk_synthesis": synth, "cuzk_prove_only": prove,
             "cuzk_synthesis_plus_prove": total, "cuzk_cpu_prove_only": cpu,
         },
+        "peak_rss_bytes_so_far": peak_rss(),
         "key": {
             "host_bytes": key_mem, "file_bytes": file_bytes, "generate_s": key_gen_s,
             "write_params_s": key_write_s, "supraseal_load_s": key_load_s, "cuzk_upload_s": cuzk_key_upload_s,
@@ -257,15 +279,24 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
     Ok(out)
 }
 
-/// `porep-2KiB`, or the log2 size of a synthetic circuit.
+/// `porep-2KiB`, `porep-32GiB`, or the log2 size of a synthetic circuit.
 fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path) -> Result<Value> {
-    if which == "porep-2KiB" {
-        let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
-        let parts = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json)?)?;
-        let circuit = parts.circuits.into_iter().next().context("a partition")?;
-        return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+    match which {
+        "porep-2KiB" => {
+            let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
+            let parts = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json)?)?;
+            let circuit = parts.circuits.into_iter().next().context("a partition")?;
+            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+        }
+        "porep-32GiB" => {
+            let c1 = random_vanilla::porep_c1(RegisteredSealProof::StackedDrg32GiBV1_1, 1)?;
+            let parts = porep::partition_circuits::<SectorShape32GiB>(c1)?;
+            let circuit = parts.circuits.into_iter().next().context("a partition")?;
+            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+        }
+        _ => {}
     }
-    let log: u32 = which.parse().with_context(|| format!("{which:?} is neither porep-2KiB nor a log2 size"))?;
+    let log: u32 = which.parse().with_context(|| format!("{which:?} is neither porep-2KiB, porep-32GiB nor a log2 size"))?;
     let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
     bench_circuit(&format!("synthetic-2^{log}"), circuit, warmup, runs, cpu_max, tmp)
 }
@@ -315,7 +346,7 @@ fn main() -> Result<()> {
         "runs": runs,
         "warmup_runs": warmup,
         "r": 11, "s": 13,
-        "circuits": "2^k: cuzk::circuit::MulChain { start: 3, links: 2^k - 2 }; porep-2KiB: partition 0 of a sealed 2 KiB V1_1 sector; keys synthetic_srs::key_for(cs, seed = log2 domain)",
+        "circuits": "2^k: cuzk::circuit::MulChain { start: 3, links: 2^k - 2 }; porep-2KiB: partition 0 of a sealed 2 KiB V1_1 sector; porep-32GiB: partition 0 of StackedDrg32GiBV1_1 from api::random_vanilla::porep_c1(seed 1); keys synthetic_srs::key_for(cs, seed = log2 domain)",
         "all_ok": all_ok,
         "results": results,
     });
