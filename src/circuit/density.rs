@@ -27,6 +27,16 @@ impl Density {
         }
     }
 
+    /// Appends the variables of `other` from index `skip` on, with their marks.
+    pub fn append(&mut self, other: &Density, skip: usize) {
+        for idx in skip..other.len {
+            self.push();
+            if other.is_set(idx) {
+                self.mark(self.len - 1);
+            }
+        }
+    }
+
     pub fn is_set(&self, idx: usize) -> bool {
         self.bits[idx / 64] & (1u64 << (idx % 64)) != 0
     }
@@ -80,5 +90,10 @@ mod tests {
         let values: Vec<usize> = (0..130).collect();
         assert_eq!(d.select(&values), vec![3, 64, 129]);
         assert!(!d.is_set(4));
+
+        let mut joined = d.clone();
+        joined.append(&d, 64);
+        assert_eq!((joined.len(), joined.count()), (130 + 66, 3 + 2));
+        assert_eq!(joined.select(&(0..196).collect::<Vec<_>>()), vec![3, 64, 129, 130, 195]);
     }
 }

@@ -137,6 +137,33 @@ impl ConstraintSystem<Fr> for Synthesized {
         self.c.push(c);
     }
 
+    /// Extensible: circuits that can (the PoSt circuits, over sectors)
+    /// synthesize parts in parallel into fresh systems and `extend` this one.
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn is_extensible() -> bool {
+        true
+    }
+
+    /// Appends a system built by `new()`: its constraints (already evaluated),
+    /// its inputs but its own constant one (input 0, which its constraints
+    /// used as one, as ours), its aux variables, and their densities.
+    fn extend(&mut self, other: &Self) {
+        self.a.extend_from_slice(&other.a);
+        self.b.extend_from_slice(&other.b);
+        self.c.extend_from_slice(&other.c);
+        self.inputs.extend_from_slice(other.inputs.get(1..).unwrap_or_default());
+        self.aux.extend_from_slice(&other.aux);
+        self.a_aux_density.append(&other.a_aux_density, 0);
+        self.b_aux_density.append(&other.b_aux_density, 0);
+        if other.b_input_density.len() > 0 && other.b_input_density.is_set(0) && self.b_input_density.len() > 0 {
+            self.b_input_density.mark(0);
+        }
+        self.b_input_density.append(&other.b_input_density, 1);
+    }
+
     fn push_namespace<NR, N>(&mut self, _: N)
     where
         NR: Into<String>,
@@ -148,5 +175,46 @@ impl ConstraintSystem<Fr> for Synthesized {
 
     fn get_root(&mut self) -> &mut Self::Root {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::circuit::MulChain;
+
+    /// Chains synthesized one after another, or (as the PoSt circuits do on an
+    /// extensible system) each into a fresh system, then joined with `extend`.
+    struct Chains {
+        parts: Vec<MulChain>,
+        split: bool,
+    }
+
+    impl Circuit<Fr> for Chains {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            for part in self.parts {
+                if self.split {
+                    let mut sub = CS::new();
+                    sub.alloc_input(|| "temp one", || Ok(Fr::ONE))?;
+                    part.synthesize(&mut sub)?;
+                    cs.extend(&sub);
+                } else {
+                    part.synthesize(cs)?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn extending_with_parts_synthesized_apart_equals_synthesizing_in_one() {
+        // links = 0 puts the constant one in B: the inputs' B density merges.
+        let parts = || [5usize, 0, 70, 1, 0, 130].map(|links| MulChain { start: Fr::from(links as u64 + 2), links }).to_vec();
+        let whole = synthesize(Chains { parts: parts(), split: false }).unwrap();
+        let joined = synthesize(Chains { parts: parts(), split: true }).unwrap();
+        assert!(<Synthesized as ConstraintSystem<Fr>>::is_extensible());
+        assert_eq!(joined, whole);
+        assert!(whole.b_input_density.is_set(0));
+        assert_eq!(whole.inputs.len(), 1 + 6);
     }
 }
