@@ -110,6 +110,8 @@ struct State {
     pending: BTreeMap<QueueKey, PartitionWork>,
     ready: BTreeMap<QueueKey, Ready>,
     synthesizing: usize,
+    /// Partitions being synthesized, by priority rank.
+    synthesizing_by_rank: [usize; 3],
     proving: usize,
     /// Estimated bytes of the partitions between synthesis start and proof end.
     in_flight_bytes: u64,
@@ -190,24 +192,7 @@ impl Engine {
 
     fn start(config: Config, paused: bool) -> Self {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                config,
-                paused,
-                shutdown: false,
-                next_job: 1,
-                jobs: HashMap::new(),
-                pending: BTreeMap::new(),
-                ready: BTreeMap::new(),
-                synthesizing: 0,
-                proving: 0,
-                in_flight_bytes: 0,
-                peak_in_flight_bytes: 0,
-                synthesis_workers: 0,
-                prover_workers: 0,
-                next_worker: 0,
-                counters: Counters::default(),
-                timeline: Timeline::default(),
-            }),
+            state: Mutex::new(State::new(config, paused)),
             synthesis_cv: Condvar::new(),
             prover_cv: Condvar::new(),
             done_cv: Condvar::new(),
@@ -289,29 +274,7 @@ impl Engine {
         if st.shutdown {
             bail!("the engine is shut down");
         }
-        let id = JobId(st.next_job);
-        st.next_job += 1;
-        let count = spec.partitions.len();
-        for (partition, work) in spec.partitions.into_iter().enumerate() {
-            st.pending.insert(QueueKey { rank: spec.priority.rank(), job: id, partition }, work);
-        }
-        st.jobs.insert(
-            id,
-            Job {
-                kind: spec.kind,
-                priority: spec.priority,
-                label: spec.label,
-                key: spec.key,
-                pvk,
-                partition_bytes,
-                proofs: (0..count).map(|_| None).collect(),
-                remaining: count,
-                state: JobState::Queued,
-                outcome: None,
-                submitted: Instant::now(),
-            },
-        );
-        st.counters.jobs_submitted += 1;
+        let id = st.add_job(spec, pvk, partition_bytes);
         drop(st);
         self.shared.synthesis_cv.notify_all();
         Ok(id)
@@ -413,6 +376,56 @@ impl Drop for Engine {
 }
 
 impl State {
+    fn new(config: Config, paused: bool) -> Self {
+        State {
+            config,
+            paused,
+            shutdown: false,
+            next_job: 1,
+            jobs: HashMap::new(),
+            pending: BTreeMap::new(),
+            ready: BTreeMap::new(),
+            synthesizing: 0,
+            synthesizing_by_rank: [0; 3],
+            proving: 0,
+            in_flight_bytes: 0,
+            peak_in_flight_bytes: 0,
+            synthesis_workers: 0,
+            prover_workers: 0,
+            next_worker: 0,
+            counters: Counters::default(),
+            timeline: Timeline::default(),
+        }
+    }
+
+    /// Queues `spec`'s partitions under the next job id.
+    fn add_job(&mut self, spec: JobSpec, pvk: Arc<PreparedVerifyingKey<Bls12>>, partition_bytes: u64) -> JobId {
+        let id = JobId(self.next_job);
+        self.next_job += 1;
+        let count = spec.partitions.len();
+        for (partition, work) in spec.partitions.into_iter().enumerate() {
+            self.pending.insert(QueueKey { rank: spec.priority.rank(), job: id, partition }, work);
+        }
+        self.jobs.insert(
+            id,
+            Job {
+                kind: spec.kind,
+                priority: spec.priority,
+                label: spec.label,
+                key: spec.key,
+                pvk,
+                partition_bytes,
+                proofs: (0..count).map(|_| None).collect(),
+                remaining: count,
+                state: JobState::Queued,
+                outcome: None,
+                submitted: Instant::now(),
+            },
+        );
+        self.counters.jobs_submitted += 1;
+        id
+    }
+
     fn live(&self, id: JobId) -> Option<&Job> {
         self.jobs.get(&id).filter(|j| !j.state.is_finished())
     }
@@ -436,15 +449,27 @@ impl State {
         self.timeline.record(event);
     }
 
+    /// Partitions of priority rank `rank` or more urgent that are ready or
+    /// being synthesized: what a new partition of that rank queues behind.
+    fn ahead_of(&self, rank: u8) -> usize {
+        let synthesizing: usize = self.synthesizing_by_rank[..=rank as usize].iter().sum();
+        synthesizing + self.ready.keys().filter(|k| k.rank <= rank).count()
+    }
+
     /// The head of the queue, if a synthesis may start now: not paused, a slot
-    /// in the ready queue, and memory for it in the budget. A partition larger
-    /// than all the budget left starts alone, when nothing else is in flight,
-    /// rather than never.
+    /// in the ready queue, and memory for it in the budget. The ready-queue
+    /// bound counts only partitions at least as urgent as the head, so less
+    /// urgent ones waiting there never delay a more urgent synthesis (the
+    /// memory budget still bounds them all). A partition larger than all the
+    /// budget left starts alone, when nothing else is in flight, rather than never.
     fn take_synthesis(&mut self) -> Option<(QueueKey, PartitionWork, u64)> {
-        if self.paused || self.ready.len() + self.synthesizing >= self.config.ready_queue_depth {
+        if self.paused {
             return None;
         }
         let key = *self.pending.keys().next()?;
+        if self.ahead_of(key.rank) >= self.config.ready_queue_depth {
+            return None;
+        }
         let bytes = self.jobs.get(&key.job).map_or(0, |j| j.partition_bytes);
         let available = self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight_bytes);
         if bytes > available {
@@ -461,6 +486,7 @@ impl State {
         self.in_flight_bytes += bytes;
         self.peak_in_flight_bytes = self.peak_in_flight_bytes.max(self.in_flight_bytes);
         self.synthesizing += 1;
+        self.synthesizing_by_rank[key.rank as usize] += 1;
         if let Some(job) = self.jobs.get_mut(&key.job) {
             if job.state == JobState::Queued {
                 job.state = JobState::Running;
@@ -563,6 +589,7 @@ fn synthesis_worker(shared: &Shared, worker: usize) {
         });
         let mut st = lock(&shared.state);
         st.synthesizing -= 1;
+        st.synthesizing_by_rank[key.rank as usize] -= 1;
         st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
         match result {
             Ok(cs) if st.live(key.job).is_some() => {
@@ -665,4 +692,60 @@ fn prove_and_verify(
         bail!("the proof does not verify (inconsistent inputs); it was not returned");
     }
     Ok(proof)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        circuit::{synthesize, MulChain},
+        groth16::synthetic_srs,
+    };
+
+    fn add(st: &mut State, priority: Priority, partitions: usize) -> JobId {
+        let cs = synthesize(MulChain { start: Fr::from(3u64), links: 8 }).unwrap();
+        let key = Arc::new(synthetic_srs::key_for(&cs, 1));
+        let pvk = Arc::new(prepare_verifying_key(&key.vk));
+        let spec = JobSpec {
+            kind: ProofKind::PorepC2,
+            priority,
+            label: format!("{priority:?}"),
+            key,
+            partitions: (0..partitions)
+                .map(|_| PartitionWork { synthesize: Box::new(|| unreachable!()), public_inputs: Vec::new() })
+                .collect(),
+        };
+        st.add_job(spec, pvk, 1000)
+    }
+
+    /// Moves a taken partition from synthesis to the ready queue, as a worker does.
+    fn make_ready(st: &mut State, key: QueueKey, bytes: u64) {
+        st.synthesizing -= 1;
+        st.synthesizing_by_rank[key.rank as usize] -= 1;
+        st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, since: Instant::now() });
+    }
+
+    #[test]
+    fn less_urgent_ready_partitions_do_not_hold_back_a_more_urgent_synthesis() {
+        let config = Config {
+            param_cache: std::env::temp_dir(),
+            host_memory_budget: 1 << 40,
+            synthesis_threads: 1,
+            prover_workers: 1,
+            ready_queue_depth: 1,
+        };
+        let mut st = State::new(config, false);
+        let low = add(&mut st, Priority::Low, 3);
+        let (key, _, bytes) = st.take_synthesis().unwrap();
+        assert_eq!((key.job, key.partition), (low, 0));
+        assert!(st.take_synthesis().is_none(), "a second low partition while one is synthesizing (depth 1)");
+        make_ready(&mut st, key, bytes);
+        assert!(st.take_synthesis().is_none(), "a second low partition while one is ready (depth 1)");
+        let high = add(&mut st, Priority::High, 1);
+        let (key, _, _) = st.take_synthesis().expect("the high partition starts at once");
+        assert_eq!(key.job, high);
+        assert_eq!(st.ready.keys().next().unwrap().job, low);
+        assert!(st.take_synthesis().is_none());
+        assert_eq!(st.in_flight_bytes, 2000);
+    }
 }
