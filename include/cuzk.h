@@ -71,6 +71,74 @@ enum RegisteredUpdateProof {
   REGISTERED_UPDATE_PROOF_STACKED_DRG64_GI_B_V1 = 4,
 };
 
+/**
+ * Where a job is (`cuzk_poll`).
+ */
+enum cuzk_job_state {
+  CUZK_JOB_RUNNING = 0,
+  CUZK_JOB_DONE = 1,
+  CUZK_JOB_FAILED = 2,
+  CUZK_JOB_CANCELLED = 3,
+};
+
+/**
+ * Scheduling priority of a submitted job; higher runs first, at the next
+ * partition boundary. `CUZK_PRIORITY_DEFAULT` takes the kind's: WinningPoSt
+ * high, WindowPoSt medium, PoRep C2 and SnapDeals low.
+ */
+enum cuzk_priority {
+  CUZK_PRIORITY_DEFAULT = 0,
+  CUZK_PRIORITY_LOW = 1,
+  CUZK_PRIORITY_MEDIUM = 2,
+  CUZK_PRIORITY_HIGH = 3,
+};
+
+/**
+ * The proof families whose parameters `cuzk_preload_params` and
+ * `cuzk_evict_params` name; `registered_proof` is then a value of
+ * `RegisteredSealProof`, `RegisteredPoStProof` (both PoSt kinds) or
+ * `RegisteredUpdateProof`.
+ */
+enum cuzk_proof_kind {
+  CUZK_PROOF_POREP_C2 = 0,
+  CUZK_PROOF_WINNING_POST = 1,
+  CUZK_PROOF_WINDOW_POST = 2,
+  CUZK_PROOF_SNAP_DEALS = 3,
+};
+
+/**
+ * What every `cuzk_*` call returns. The values are fixed: new codes are only
+ * ever appended. On any code but `CUZK_OK`, `cuzk_last_error` gives a message.
+ */
+enum cuzk_result {
+  CUZK_OK = 0,
+  /**
+   * A NULL or malformed argument, an invalid enum value, invalid JSON.
+   */
+  CUZK_INVALID_ARGUMENT = 1,
+  /**
+   * No such job (never submitted, or already waited for or released).
+   */
+  CUZK_NOT_FOUND = 2,
+  /**
+   * `cuzk_wait`: the job did not finish within the timeout; it goes on.
+   */
+  CUZK_TIMEOUT = 3,
+  /**
+   * The job was cancelled.
+   */
+  CUZK_CANCELLED = 4,
+  /**
+   * The proof call failed (its inputs, missing parameters, a proof that does
+   * not verify, ...); the message says why.
+   */
+  CUZK_PROOF_FAILED = 5,
+  /**
+   * An internal error (a Rust panic caught at the boundary, no thread).
+   */
+  CUZK_INTERNAL_ERROR = 6,
+};
+
 typedef int32_t FCPResponseStatus_t;
 
 /**
@@ -369,6 +437,19 @@ typedef struct Result_EmptySectorUpdateEncodeInto {
   EmptySectorUpdateEncodeInto_t value;
 } Result_EmptySectorUpdateEncodeInto_t;
 
+typedef int32_t cuzk_result_t;
+
+typedef int32_t cuzk_priority_t;
+
+/**
+ * Received as its `int32_t` and validated: an out-of-range value is an error.
+ */
+typedef int32_t RegisteredUpdateProof_t;
+
+typedef int32_t cuzk_job_state_t;
+
+typedef int32_t cuzk_proof_kind_t;
+
 /**
  * A replica a PoSt reads. The path buffers are Rust-owned (`alloc_boxed_slice`):
  * borrowed in a `slice_ref_PrivateReplicaInfo_t`, taken (and freed) by
@@ -402,11 +483,6 @@ typedef struct slice_ref_PoStProof {
   const PoStProof_t *ptr;
   size_t len;
 } slice_ref_PoStProof_t;
-
-/**
- * Received as its `int32_t` and validated: an out-of-range value is an error.
- */
-typedef int32_t RegisteredUpdateProof_t;
 
 /**
  * Aggregates C2 outputs (one per sector, with its comm_r and seed) into one
@@ -1009,6 +1085,161 @@ void destroy_aggregate_proof(Result_slice_boxed_uint8_t *ptr);
  * `ptr` must be NULL or such a response, not yet freed.
  */
 void destroy_verify_aggregate_seal_response(Result_bool_t *ptr);
+
+/**
+ * Submits PoRep C2 (as `seal_commit_phase2`: the proof bytes stock returns,
+ * verified) and writes the job's id through `job_id`. The C1 output and
+ * prover id are copied; errors in them are reported by `cuzk_wait`.
+ *
+ * # Safety
+ * `c1_output` readable for its length; `prover_id` NULL or readable;
+ * `job_id` NULL or writable.
+ */
+cuzk_result_t cuzk_submit_porep_c2(slice_ref_uint8_t c1_output,
+                                   uint64_t sector_id,
+                                   const uint8_32_array_t *prover_id,
+                                   cuzk_priority_t priority,
+                                   uint64_t *job_id);
+
+/**
+ * Submits a Winning PoSt SNARK from vanilla proofs (as
+ * `generate_winning_post_with_vanilla`; the output is the 192-byte proof).
+ *
+ * # Safety
+ * Pointers NULL or readable; the vanilla list and its buffers readable;
+ * `job_id` NULL or writable.
+ */
+cuzk_result_t cuzk_submit_winning_post(RegisteredPoStProof_t registered_proof,
+                                       const uint8_32_array_t *randomness,
+                                       const uint8_32_array_t *prover_id,
+                                       slice_ref_slice_boxed_uint8_t vanilla_proofs,
+                                       cuzk_priority_t priority,
+                                       uint64_t *job_id);
+
+/**
+ * Submits a Window PoSt SNARK of every partition from vanilla proofs (as
+ * `generate_window_post_with_vanilla`; the output is `partitions x 192` bytes).
+ *
+ * # Safety
+ * As `cuzk_submit_winning_post`.
+ */
+cuzk_result_t cuzk_submit_window_post(RegisteredPoStProof_t registered_proof,
+                                      const uint8_32_array_t *randomness,
+                                      const uint8_32_array_t *prover_id,
+                                      slice_ref_slice_boxed_uint8_t vanilla_proofs,
+                                      cuzk_priority_t priority,
+                                      uint64_t *job_id);
+
+/**
+ * Submits a SnapDeals update SNARK from one vanilla proof per partition (as
+ * `generate_empty_sector_update_proof_with_vanilla`).
+ *
+ * # Safety
+ * Pointers NULL or readable; the vanilla list and its buffers readable;
+ * `job_id` NULL or writable.
+ */
+cuzk_result_t cuzk_submit_snap_deals(RegisteredUpdateProof_t registered_proof,
+                                     slice_ref_slice_boxed_uint8_t vanilla_proofs,
+                                     const uint8_32_array_t *comm_r_old,
+                                     const uint8_32_array_t *comm_r_new,
+                                     const uint8_32_array_t *comm_d_new,
+                                     cuzk_priority_t priority,
+                                     uint64_t *job_id);
+
+/**
+ * Waits up to `timeout_ms` milliseconds (`UINT64_MAX`: without limit) for job
+ * `job_id`. On `CUZK_OK` the proof bytes are written to `*proof`, owned by
+ * the caller from then on (free with `cuzk_bytes_free`). `CUZK_OK`,
+ * `CUZK_PROOF_FAILED` and `CUZK_CANCELLED` end the job: its id is forgotten.
+ * `CUZK_TIMEOUT` leaves it running. With several waiters on one job, one
+ * gets the outcome and the others `CUZK_NOT_FOUND`.
+ *
+ * # Safety
+ * `proof` NULL or writable.
+ */
+cuzk_result_t cuzk_wait(uint64_t job_id, uint64_t timeout_ms, slice_boxed_uint8_t *proof);
+
+/**
+ * Writes job `job_id`'s state to `*state` without waiting.
+ *
+ * # Safety
+ * `state` NULL or writable.
+ */
+cuzk_result_t cuzk_poll(uint64_t job_id, cuzk_job_state_t *state);
+
+/**
+ * Cancels job `job_id`: `cuzk_wait` returns `CUZK_CANCELLED` at once; its
+ * partitions stop at the next partition boundary. `CUZK_NOT_FOUND` if the
+ * job is unknown or already finished.
+ */
+cuzk_result_t cuzk_cancel(uint64_t job_id);
+
+/**
+ * Forgets job `job_id` without waiting for it (cancelling it if running);
+ * its outcome is dropped.
+ */
+cuzk_result_t cuzk_release(uint64_t job_id);
+
+/**
+ * Loads the proving key of `registered_proof` (a value of the enum `kind`
+ * names) into memory now; it stays resident until `cuzk_evict_params`.
+ * Blocks while the file is read.
+ */
+cuzk_result_t cuzk_preload_params(cuzk_proof_kind_t kind, int32_t registered_proof);
+
+/**
+ * Drops the proving key of `registered_proof` from memory (once no running
+ * job uses it). `CUZK_NOT_FOUND` if it was not resident.
+ */
+cuzk_result_t cuzk_evict_params(cuzk_proof_kind_t kind, int32_t registered_proof);
+
+/**
+ * Writes the status report (UTF-8 JSON, docs/CONFIG.md describes it) to
+ * `*json`: queues, jobs in flight, memory, resident parameters with sizes,
+ * devices with free memory, counters and per-stage times. Free with
+ * `cuzk_bytes_free`.
+ *
+ * # Safety
+ * `json` NULL or writable.
+ */
+cuzk_result_t cuzk_status_json(slice_boxed_uint8_t *json);
+
+/**
+ * Replaces the configuration fields present in `json` (a JSON object; see
+ * docs/CONFIG.md); the others keep their values. Invalid JSON, an unknown
+ * field or a bad value changes nothing and returns `CUZK_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `json` readable for its length.
+ */
+cuzk_result_t cuzk_config_set(slice_ref_uint8_t json);
+
+/**
+ * Writes the configuration in force (JSON) to `*json`; free with `cuzk_bytes_free`.
+ *
+ * # Safety
+ * `json` NULL or writable.
+ */
+cuzk_result_t cuzk_config_json(slice_boxed_uint8_t *json);
+
+/**
+ * Copies the message of the last failed `cuzk_*` call on this thread into
+ * `buf` (at most `len` bytes, NUL-terminated when `len > 0`; `buf` may be
+ * NULL when `len` is 0) and returns the message's full length in bytes
+ * (without NUL); 0 if no call failed yet.
+ *
+ * # Safety
+ * A non-NULL `buf` must be writable for `len` bytes.
+ */
+size_t cuzk_last_error(uint8_t *buf, size_t len);
+
+/**
+ * Frees bytes returned by a `cuzk_*` call. `{NULL, 0}` is ignored.
+ *
+ * # Safety
+ * `bytes` must come from a `cuzk_*` output and not have been freed before.
+ */
+void cuzk_bytes_free(slice_boxed_uint8_t bytes);
 
 /**
  * Sends the library's log to `log_fd`, which the library then owns. Works only

@@ -38,6 +38,21 @@ fn c_program_drives_c2_and_bad_inputs_under_asan() {
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
 }
 
+#[test]
+fn c_program_drives_the_async_engine_api_under_asan() {
+    let s = common::sealed_2kib(22);
+    let mut fixture = s.sector_id.to_le_bytes().to_vec();
+    for part in [&s.prover_id, &s.ticket, &s.seed, &s.comm_r, &s.comm_d] {
+        fixture.extend_from_slice(part);
+    }
+    fixture.extend_from_slice(&s.c1_json);
+    let fixture_path = std::env::temp_dir().join(format!("cuzk-engine-fixture-{}.bin", std::process::id()));
+    std::fs::write(&fixture_path, &fixture).unwrap();
+    let stdout = run_c_program("engine_flow", &[&fixture_path]);
+    let _ = std::fs::remove_file(&fixture_path);
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
+
 fn tail(s: &str) -> &str {
     &s[s.len().saturating_sub(6000)..]
 }

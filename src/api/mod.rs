@@ -1,6 +1,7 @@
 //! Safe Rust per proof type: parse inputs, build circuits, prove through cuzk's
 //! engine, assemble and self-verify. The FFI layer only converts and calls these.
 
+pub mod keys;
 pub mod params;
 pub mod porep;
 pub mod post;

@@ -16,9 +16,9 @@ use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle:
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
 use super::shape::with_shape;
-use super::prove::prove_circuits;
+use super::{keys::KeyOf, prove::prove_circuits};
 use crate::{
-    engine::srs_cache,
+    engine::ProofKind,
     groth16::{Proof, PROOF_BYTES},
 };
 
@@ -182,8 +182,8 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1O
 
 fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
     let PartitionCircuits { registered_proof, circuits, public_inputs } = partition_circuits::<Tree>(c1)?;
-    let pk = srs_cache::get(&registered_proof.circuit_identifier()?, &registered_proof.cache_params_path()?)?;
-    prove_circuits(&pk, circuits, public_inputs, &format!("{registered_proof:?}"))
+    let pk = KeyOf::Seal(registered_proof).load()?;
+    prove_circuits(ProofKind::PorepC2, &pk, circuits, public_inputs, &format!("{registered_proof:?}"))
 }
 
 /// The seal proof types of the C ABI, in the order of its enum values.

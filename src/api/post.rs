@@ -17,8 +17,8 @@ use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, error::
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PrivateSector, PublicSector};
 use rayon::prelude::*;
 
-use super::{prove::prove_circuits, shape::with_shape};
-use crate::{engine::srs_cache, groth16::PROOF_BYTES};
+use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape};
+use crate::{engine::ProofKind, groth16::PROOF_BYTES};
 
 /// Which proof of a PoSt type to build.
 #[derive(Clone, Copy, Debug)]
@@ -179,9 +179,12 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
     scope: Scope,
 ) -> Result<Vec<u8>> {
     let PostCircuits { circuits, public_inputs } = partition_circuits::<Tree>(rp, randomness, prover_id, vanilla, scope)?;
-    let pk = srs_cache::get(&rp.circuit_identifier()?, &rp.cache_params_path()?)
-        .with_context(|| format!("{rp:?} parameters"))?;
-    let proofs = prove_circuits(&pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let pk = KeyOf::Post(rp).load()?;
+    let kind = match rp.typ() {
+        PoStType::Winning => ProofKind::WinningPost,
+        PoStType::Window => ProofKind::WindowPost,
+    };
+    let proofs = prove_circuits(kind, &pk, circuits, public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());

@@ -13,15 +13,14 @@ use storage_proofs_core::{
     compound_proof::{self, CompoundProof},
     proof::ProofScheme,
     merkle::MerkleTreeTrait,
-    parameter_cache::parameter_cache_params_path,
 };
 use storage_proofs_update::{
     constants::TreeRHasher, EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
     SetupParams,
 };
 
-use super::{params::update_circuit_id, prove::prove_circuits, shape::with_shape};
-use crate::{engine::srs_cache, groth16::PROOF_BYTES};
+use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape};
+use crate::{engine::ProofKind, groth16::PROOF_BYTES};
 
 /// The three commitments an update proof is about.
 #[derive(Clone, Copy, Debug)]
@@ -88,10 +87,8 @@ fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     comms: UpdateCommitments,
 ) -> Result<Vec<u8>> {
     let UpdateCircuits { circuits, public_inputs } = partition_circuits::<Tree>(rp, vanilla, comms)?;
-    let size = u64::from(rp.sector_size());
-    let id = update_circuit_id::<Tree>(size)?;
-    let pk = srs_cache::get(&id, &parameter_cache_params_path(&id)).with_context(|| format!("{rp:?} parameters"))?;
-    let proofs = prove_circuits(&pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let pk = KeyOf::Update(rp).load()?;
+    let proofs = prove_circuits(ProofKind::SnapDeals, &pk, circuits, public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());

@@ -1,10 +1,45 @@
 //! The GPUs the engine proves on, whatever the build.
 
+use serde::Serialize;
+
 /// Names of the usable GPUs ("NVIDIA H200"), in device order; empty without
 /// the `cuda` feature, or where no device is usable (the reason is logged).
 pub fn gpu_names() -> Vec<String> {
     #[cfg(feature = "cuda")]
     return crate::gpu::devices().iter().map(|d| d.name.clone()).collect();
+    #[cfg(not(feature = "cuda"))]
+    Vec::new()
+}
+
+/// Usable GPUs: the engine runs one prover worker per device by default.
+pub fn gpu_count() -> usize {
+    #[cfg(feature = "cuda")]
+    return crate::gpu::devices().len();
+    #[cfg(not(feature = "cuda"))]
+    0
+}
+
+/// A GPU in the status report.
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuStatus {
+    pub index: i32,
+    pub name: String,
+    pub total_bytes: u64,
+    /// Free device memory now; `None` if CUDA could not say.
+    pub free_bytes: Option<u64>,
+}
+
+pub fn gpu_status() -> Vec<GpuStatus> {
+    #[cfg(feature = "cuda")]
+    return crate::gpu::devices()
+        .iter()
+        .map(|d| GpuStatus {
+            index: d.index as i32,
+            name: d.name.clone(),
+            total_bytes: d.total_bytes as u64,
+            free_bytes: d.free_bytes().ok().map(|b| b as u64),
+        })
+        .collect();
     #[cfg(not(feature = "cuda"))]
     Vec::new()
 }

@@ -36,6 +36,23 @@ pub fn get(id: &str, path: &Path) -> Result<Arc<ProvingKey>> {
     .cloned()
 }
 
+/// The resident keys themselves (the engine counts them in its memory budget).
+pub fn resident_keys() -> Vec<Arc<ProvingKey>> {
+    let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache.values().filter_map(|slot| slot.get().cloned()).collect()
+}
+
+/// Drops circuit `id`'s key from the cache; the memory is freed once no job
+/// still holding it is running. False if it was not resident.
+pub fn evict(id: &str) -> bool {
+    let removed = CACHE.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+    let was_resident = removed.is_some_and(|slot| slot.get().is_some());
+    if was_resident {
+        log::info!("cuzk: evicted parameters {id}");
+    }
+    was_resident
+}
+
 /// Circuit ids of the resident keys with their host memory in bytes.
 pub fn resident() -> Vec<(String, usize)> {
     let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());

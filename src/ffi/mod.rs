@@ -10,6 +10,8 @@ mod fd;
 pub mod info;
 pub mod pieces;
 pub mod destroy;
+pub mod engine;
+pub mod engine_types;
 pub mod logging;
 pub mod post;
 pub mod seal;

@@ -1,5 +1,6 @@
 //! The `cuzk` command: parameter generation and the 2 KiB end-to-end demo.
 
+mod bench;
 mod demo;
 
 use std::process::ExitCode;
@@ -13,6 +14,8 @@ const USAGE: &str = "usage:
       families: porep, ni-porep, winning-post, window-post, snapdeals; default all)
   cuzk demo
       seal a 2 KiB sector with the stock crates, prove C2 through cuzk's C ABI, verify, print timings
+  cuzk bench engine
+      engine vs sequential throughput and Winning PoSt latency under a C2-like stream (docs/BENCHMARKS.md)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("params") => run_params(&args[1..]),
         Some("demo") => demo::run(),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

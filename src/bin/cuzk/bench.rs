@@ -1,0 +1,235 @@
+//! `cuzk bench engine`: the engine against the sequential path on the same
+//! work, and Winning PoSt latency while a stream of C2-like jobs runs. The
+//! circuits are synthetic (MulChain) with real Groth16 keys from bellperson's
+//! generator, so every proof is verified as in production; sizes are set by
+//! environment so the same command runs on a laptop or a GPU host.
+//!
+//! Env: CUZK_BENCH_C2_LINKS (constraints of a C2-like partition, default
+//! 2^14), CUZK_BENCH_POST_LINKS (Winning-like, default 2^10), CUZK_BENCH_JOBS
+//! (C2-like jobs, default 4), CUZK_BENCH_PARTITIONS (per job, default 4),
+//! CUZK_BENCH_PROBES (Winning PoSt submissions under load, default 5).
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anyhow::{bail, ensure, Context, Result};
+use bellperson::groth16::{generate_random_parameters, prepare_verifying_key, verify_proofs_batch};
+use blstrs::{Bls12, Scalar as Fr};
+use cuzk::{
+    circuit::{synthesize, MulChain},
+    engine::{
+        timeline::{Event, Stage},
+        Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, WaitOutcome,
+    },
+    groth16::{prove, random_rs, ProvingKey},
+};
+use rand::{rngs::OsRng, SeedableRng};
+use serde_json::json;
+
+fn env_usize(name: &str, default: usize) -> Result<usize> {
+    match std::env::var(name) {
+        Ok(v) => v.parse().with_context(|| format!("{name}={v:?}")),
+        Err(_) => Ok(default),
+    }
+}
+
+fn key(links: usize) -> Result<Arc<ProvingKey>> {
+    let start = Instant::now();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(links as u64);
+    let params = generate_random_parameters::<Bls12, _, _>(chain(1, links), &mut rng)?;
+    let mut bytes = Vec::new();
+    params.write(&mut bytes)?;
+    eprintln!("bench: key of {links} constraints generated in {:.1} s", start.elapsed().as_secs_f64());
+    Ok(Arc::new(ProvingKey::read_bytes(&bytes)?))
+}
+
+fn chain(start: u64, links: usize) -> MulChain {
+    MulChain { start: Fr::from(start), links }
+}
+
+fn spec(kind: ProofKind, key: &Arc<ProvingKey>, links: usize, partitions: usize, seed: u64) -> JobSpec {
+    JobSpec {
+        kind,
+        priority: kind.default_priority(),
+        label: format!("bench {kind:?} {seed}"),
+        key: key.clone(),
+        partitions: (0..partitions)
+            .map(|k| {
+                let c = chain(seed * 1000 + k as u64, links);
+                let public_inputs = vec![c.output()];
+                PartitionWork { synthesize: Box::new(move || Ok(synthesize(c)?)), public_inputs }
+            })
+            .collect(),
+    }
+}
+
+fn finish(engine: &Engine, id: JobId) -> Result<()> {
+    match engine.wait(id, None) {
+        WaitOutcome::Finished(r) => r.map(drop),
+        _ => bail!("job {id:?} lost"),
+    }
+}
+
+/// The old path: each partition synthesized, proved and verified in turn on
+/// the caller's thread.
+fn sequential(key: &Arc<ProvingKey>, links: usize, jobs: usize, partitions: usize) -> Result<f64> {
+    let pvk = prepare_verifying_key(&key.vk);
+    let start = Instant::now();
+    for j in 0..jobs {
+        for k in 0..partitions {
+            let c = chain((j as u64 + 1) * 1000 + k as u64, links);
+            let inputs = vec![c.output()];
+            let cs = synthesize(c)?;
+            let (r, s) = random_rs(&mut OsRng);
+            let proof = prove(key, cs, r, s)?;
+            ensure!(verify_proofs_batch(&pvk, &mut OsRng, &[&proof.to_bellperson()], &[inputs])?, "proof invalid");
+        }
+    }
+    Ok(start.elapsed().as_secs_f64())
+}
+
+fn engine_config() -> Result<Config> {
+    Config::from_env()
+}
+
+/// The same jobs through the engine, all submitted at once.
+fn pipelined(key: &Arc<ProvingKey>, links: usize, jobs: usize, partitions: usize) -> Result<(f64, Vec<Event>)> {
+    let engine = Engine::new(engine_config()?);
+    let start = Instant::now();
+    let ids: Vec<JobId> = (0..jobs)
+        .map(|j| engine.submit(spec(ProofKind::PorepC2, key, links, partitions, j as u64 + 1)))
+        .collect::<Result<_>>()?;
+    for id in ids {
+        finish(&engine, id)?;
+    }
+    Ok((start.elapsed().as_secs_f64(), engine.timeline()))
+}
+
+/// Winning PoSt latency (submit to verified proof), idle and while C2-like
+/// jobs keep the engine busy.
+fn post_latency(
+    c2_key: &Arc<ProvingKey>,
+    post_key: &Arc<ProvingKey>,
+    c2_links: usize,
+    post_links: usize,
+    probes: usize,
+) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    let engine = Engine::new(engine_config()?);
+    let mut idle = Vec::new();
+    for p in 0..probes {
+        let start = Instant::now();
+        let id = engine.submit(spec(ProofKind::WinningPost, post_key, post_links, 1, 900 + p as u64))?;
+        finish(&engine, id)?;
+        idle.push(start.elapsed().as_secs_f64());
+    }
+    // A stream: more C2-like work queued than the probes take to run.
+    let stream: Vec<JobId> = (0..probes + 2)
+        .map(|j| engine.submit(spec(ProofKind::PorepC2, c2_key, c2_links, 4, 500 + j as u64)))
+        .collect::<Result<_>>()?;
+    // The stream is running: its first partition is being proved.
+    while engine.status().proving == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let mut loaded = Vec::new();
+    for p in 0..probes {
+        let start = Instant::now();
+        let id = engine.submit(spec(ProofKind::WinningPost, post_key, post_links, 1, 950 + p as u64))?;
+        finish(&engine, id)?;
+        loaded.push(start.elapsed().as_secs_f64());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let status = engine.status();
+    for id in stream {
+        engine.cancel(id);
+    }
+    ensure!(status.pending_partitions > 0, "the C2 stream ran dry before the last probe");
+    // Median proving time of a C2-like partition, to compare the latency with.
+    let events = engine.timeline();
+    let proving: Vec<f64> = events
+        .iter()
+        .filter(|e| e.stage == Stage::ProveStart && e.priority == Priority::Low)
+        .filter_map(|s| {
+            let end = events.iter().find(|e| e.stage == Stage::ProveEnd && e.job == s.job && e.partition == s.partition)?;
+            Some((end.at - s.at).as_secs_f64())
+        })
+        .collect();
+    Ok((idle, loaded, median(&proving)))
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// One line per partition of the first job(s): when it was synthesized (s)
+/// and proved (P), on a shared time axis.
+fn gantt(events: &[Event], rows: usize) -> String {
+    let end = events.iter().map(|e| e.at).max().unwrap_or_default().as_secs_f64().max(1e-9);
+    const WIDTH: f64 = 100.0;
+    let col = |d: Duration| ((d.as_secs_f64() / end) * WIDTH) as usize;
+    let mut keys: Vec<(JobId, usize)> = events.iter().map(|e| (e.job, e.partition)).collect();
+    keys.dedup();
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for (job, partition) in keys.into_iter().take(rows) {
+        let at = |stage| events.iter().find(|e| e.job == job && e.partition == partition && e.stage == stage).map(|e| e.at);
+        let (Some(s0), Some(s1), Some(p0), Some(p1)) =
+            (at(Stage::SynthesisStart), at(Stage::SynthesisEnd), at(Stage::ProveStart), at(Stage::ProveEnd))
+        else {
+            continue;
+        };
+        let mut line = vec![b' '; WIDTH as usize + 1];
+        for c in col(s0)..=col(s1).min(WIDTH as usize) {
+            line[c] = b's';
+        }
+        for c in col(p0)..=col(p1).min(WIDTH as usize) {
+            line[c] = b'P';
+        }
+        out.push_str(&format!("job {:>2} part {:>2} |{}|\n", job.0, partition, String::from_utf8_lossy(&line)));
+    }
+    out
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    if args.first().map(String::as_str) != Some("engine") {
+        bail!("usage: cuzk bench engine");
+    }
+    let c2_links = env_usize("CUZK_BENCH_C2_LINKS", 1 << 14)?;
+    let post_links = env_usize("CUZK_BENCH_POST_LINKS", 1 << 10)?;
+    let jobs = env_usize("CUZK_BENCH_JOBS", 4)?;
+    let partitions = env_usize("CUZK_BENCH_PARTITIONS", 4)?;
+    let probes = env_usize("CUZK_BENCH_PROBES", 5)?;
+    let c2_key = key(c2_links)?;
+    let post_key = key(post_links)?;
+
+    let seq = sequential(&c2_key, c2_links, jobs, partitions)?;
+    let (pipe, events) = pipelined(&c2_key, c2_links, jobs, partitions)?;
+    let total = (jobs * partitions) as f64;
+    eprintln!("timeline of the pipelined run (s: synthesis, P: proving and verification):\n{}", gantt(&events, 8));
+    let (idle, loaded, partition_prove) = post_latency(&c2_key, &post_key, c2_links, post_links, probes)?;
+    let config = engine_config()?;
+    let report = json!({
+        "machine": { "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) },
+        "engine_config": config,
+        "throughput": {
+            "partition_constraints": c2_links,
+            "jobs": jobs, "partitions_per_job": partitions,
+            "sequential_seconds": seq, "engine_seconds": pipe,
+            "sequential_partitions_per_minute": total / seq * 60.0,
+            "engine_partitions_per_minute": total / pipe * 60.0,
+            "speedup": seq / pipe,
+        },
+        "winning_post_latency": {
+            "post_constraints": post_links,
+            "idle_seconds": idle, "idle_median": median(&idle),
+            "under_c2_stream_seconds": loaded, "under_c2_stream_median": median(&loaded),
+            "c2_partition_proving_median_seconds": partition_prove,
+        },
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}

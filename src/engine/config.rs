@@ -1,0 +1,187 @@
+//! The engine's configuration, in one place: read from `CUZK_*` environment
+//! variables when the engine first starts, with detected defaults, and
+//! replaceable at run time (`cuzk_config_set`, JSON). docs/CONFIG.md documents
+//! every field; keep the two in step.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, ensure, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Every setting of the engine. JSON field names are the documented ones.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Where proving keys (`v28-*.params`) are read from.
+    pub param_cache: PathBuf,
+    /// Host RAM the engine may use: resident proving keys plus the estimated
+    /// working memory of every partition in flight.
+    pub host_memory_budget: u64,
+    /// Partitions synthesized at the same time (each synthesis is one thread).
+    pub synthesis_threads: usize,
+    /// Prover workers: one per usable GPU, else one on the CPU.
+    pub prover_workers: usize,
+    /// Synthesized partitions waiting for a prover worker, at most.
+    pub ready_queue_depth: usize,
+}
+
+/// The stock default of `FIL_PROOFS_PARAMETER_CACHE`.
+const STOCK_PARAM_CACHE: &str = "/var/tmp/filecoin-proof-parameters/";
+
+impl Config {
+    /// Defaults detected on this machine, overridden by the environment.
+    pub fn from_env() -> Result<Self> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// `from_env` over any variable source (tests pass a map).
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        let prover_workers = match var("CUZK_PROVER_WORKERS") {
+            Some(v) => parse_count("CUZK_PROVER_WORKERS", &v)?,
+            None => super::devices::gpu_count().max(1),
+        };
+        let synthesis_threads = match var("CUZK_SYNTHESIS_THREADS") {
+            Some(v) => parse_count("CUZK_SYNTHESIS_THREADS", &v)?,
+            // Enough to keep every prover fed while one more partition synthesizes.
+            None => prover_workers + 1,
+        };
+        let ready_queue_depth = match var("CUZK_READY_QUEUE_DEPTH") {
+            Some(v) => parse_count("CUZK_READY_QUEUE_DEPTH", &v)?,
+            None => prover_workers,
+        };
+        let host_memory_budget = match var("CUZK_HOST_MEMORY_BUDGET") {
+            Some(v) => parse_bytes(&v).context("CUZK_HOST_MEMORY_BUDGET")?,
+            None => default_host_budget(),
+        };
+        let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
+        let config = Config { param_cache, host_memory_budget, synthesis_threads, prover_workers, ready_queue_depth };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// This configuration with the fields present in `json` (a JSON object,
+    /// sizes as numbers of bytes or strings such as "64GiB") replaced.
+    pub fn updated(&self, json: &[u8]) -> Result<Self> {
+        let patch: serde_json::Value = serde_json::from_slice(json).context("the configuration is not JSON")?;
+        let serde_json::Value::Object(fields) = patch else { bail!("the configuration must be a JSON object") };
+        let mut merged = serde_json::to_value(self)?;
+        for (name, value) in fields {
+            let value = match (name.as_str(), value) {
+                ("host_memory_budget", serde_json::Value::String(s)) => parse_bytes(&s)?.into(),
+                (_, v) => v,
+            };
+            merged[&name] = value;
+        }
+        let config: Config = serde_json::from_value(merged).map_err(|e| anyhow!("invalid configuration: {e}"))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    fn check(&self) -> Result<()> {
+        ensure!(self.synthesis_threads >= 1, "synthesis_threads must be at least 1");
+        ensure!(self.prover_workers >= 1, "prover_workers must be at least 1");
+        ensure!(self.ready_queue_depth >= 1, "ready_queue_depth must be at least 1");
+        ensure!(self.host_memory_budget > 0, "host_memory_budget must be positive");
+        Ok(())
+    }
+
+    /// Where the proving key whose stock path is `stock_path` lives in this
+    /// configuration's parameter cache (same file name).
+    pub fn params_path(&self, stock_path: &Path) -> PathBuf {
+        match stock_path.file_name() {
+            Some(name) => self.param_cache.join(name),
+            None => stock_path.to_owned(),
+        }
+    }
+}
+
+fn parse_count(name: &str, v: &str) -> Result<usize> {
+    v.trim().parse().map_err(|_| anyhow!("{name}={v:?} is not a count"))
+}
+
+/// `"137438953472"`, `"128GiB"`, `"128G"`, `"512MiB"`, `"512M"` (binary units).
+pub fn parse_bytes(v: &str) -> Result<u64> {
+    let t = v.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().map_err(|_| anyhow!("{v:?} is not a size (e.g. 137438953472, 128GiB, 512MiB)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" => 10,
+        "m" | "mib" => 20,
+        "g" | "gib" => 30,
+        "t" | "tib" => 40,
+        _ => bail!("{v:?}: unknown unit {unit:?} (B, KiB, MiB, GiB, TiB)"),
+    };
+    n.checked_mul(1 << shift).ok_or_else(|| anyhow!("{v:?} overflows"))
+}
+
+/// 90% of MemTotal: the rest is left to the OS and to the caller's process.
+fn default_host_budget() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| mem_total(&m));
+    total.map_or(16 << 30, |t| t / 10 * 9)
+}
+
+fn mem_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn from(vars: &[(&str, &str)]) -> Result<Config> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn environment_overrides_the_detected_defaults() {
+        let c = from(&[
+            ("CUZK_HOST_MEMORY_BUDGET", "128GiB"),
+            ("CUZK_SYNTHESIS_THREADS", "3"),
+            ("CUZK_PROVER_WORKERS", "2"),
+            ("CUZK_READY_QUEUE_DEPTH", "4"),
+            ("FIL_PROOFS_PARAMETER_CACHE", "/params"),
+        ])
+        .unwrap();
+        assert_eq!(c.host_memory_budget, 128 << 30);
+        assert_eq!((c.synthesis_threads, c.prover_workers, c.ready_queue_depth), (3, 2, 4));
+        assert_eq!(c.params_path(Path::new("/var/tmp/x/v28-abc.params")), PathBuf::from("/params/v28-abc.params"));
+        let d = from(&[]).unwrap();
+        assert!(d.host_memory_budget > 0 && d.prover_workers >= 1);
+        assert_eq!(d.synthesis_threads, d.prover_workers + 1);
+        assert_eq!(d.param_cache, PathBuf::from(STOCK_PARAM_CACHE));
+    }
+
+    #[test]
+    fn bad_values_are_errors_not_defaults() {
+        assert!(from(&[("CUZK_HOST_MEMORY_BUDGET", "lots")]).is_err());
+        assert!(from(&[("CUZK_SYNTHESIS_THREADS", "0")]).is_err());
+        assert!(from(&[("CUZK_PROVER_WORKERS", "-1")]).is_err());
+    }
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
+        assert_eq!(parse_bytes("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_bytes("2 G").unwrap(), 2 << 30);
+        assert!(parse_bytes("1PB").is_err());
+        assert!(parse_bytes("99999999999999T").is_err());
+        assert_eq!(mem_total("MemTotal:       24555816 kB\nMemFree: 1 kB\n"), Some(24555816 * 1024));
+    }
+
+    #[test]
+    fn a_json_patch_replaces_only_its_fields_and_is_checked() {
+        let base = from(&[("CUZK_SYNTHESIS_THREADS", "3")]).unwrap();
+        let c = base.updated(br#"{"host_memory_budget": "1GiB", "ready_queue_depth": 7}"#).unwrap();
+        assert_eq!((c.host_memory_budget, c.ready_queue_depth, c.synthesis_threads), (1 << 30, 7, 3));
+        assert!(base.updated(br#"{"synthesis_threads": 0}"#).is_err());
+        assert!(base.updated(br#"{"no_such_field": 1}"#).is_err());
+        assert!(base.updated(b"[1]").is_err());
+        assert!(base.updated(b"{").is_err());
+    }
+}

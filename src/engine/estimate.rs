@@ -1,0 +1,50 @@
+//! The host memory a partition holds from the start of its synthesis to the
+//! end of its proof, estimated from the proving key alone (the circuit is not
+//! known before it is synthesized). With N the key's domain size (`h.len() + 1`,
+//! at least the number of constraints) and V its variables (inputs + aux:
+//! `ic.len() + l.len()`), 32 bytes per field element:
+//!
+//! - the synthesized circuit: a, b, c evaluations (3 N at most) and the
+//!   assignment (V);
+//! - the prover's working set: the A and B MSM scalars (2 V at most), and on the
+//!   CPU the three domain-size vectors of the H polynomial (3 N; a GPU computes
+//!   H in device memory instead).
+//!
+//! Densities (one bit per variable) and proofs are negligible. The estimate is
+//! an upper bound for every circuit cuzk proves: their constraint counts fill
+//! most of the domain, and every variable is counted once per copy.
+
+use crate::groth16::ProvingKey;
+
+const FIELD_BYTES: u64 = 32;
+
+/// Estimated peak host bytes of one partition under `pk`.
+pub fn partition_bytes(pk: &ProvingKey, cpu_prover: bool) -> u64 {
+    let domain = pk.h.len() as u64 + 1;
+    let variables = (pk.vk.ic.len() + pk.l.len()) as u64;
+    let synthesized = 3 * domain + variables;
+    let working = 2 * variables + if cpu_prover { 3 * domain } else { 0 };
+    FIELD_BYTES * (synthesized + working)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        circuit::{synthesize, MulChain},
+        groth16::synthetic_srs,
+    };
+
+    #[test]
+    fn the_estimate_bounds_what_a_synthesized_partition_holds() {
+        let cs = synthesize(MulChain { start: 3u64.into(), links: 1000 }).unwrap();
+        let pk = synthetic_srs::key_for(&cs, 1);
+        let held = 32 * (cs.a.len() + cs.b.len() + cs.c.len() + cs.inputs.len() + cs.aux.len()) as u64;
+        let gpu = partition_bytes(&pk, false);
+        let cpu = partition_bytes(&pk, true);
+        assert!(gpu >= held, "estimate {gpu} < synthesized {held}");
+        // 1002 constraints in a domain of 1024: the estimate is tight, not wild.
+        assert!(gpu < 3 * held, "estimate {gpu} far above {held}");
+        assert_eq!(cpu - gpu, 32 * 3 * 1024);
+    }
+}

@@ -1,0 +1,109 @@
+//! What the engine schedules: a job is one proof request's partitions, all
+//! proved under the same key, with a kind that gives its priority.
+
+use std::{fmt, sync::Arc};
+
+use anyhow::Result;
+use blstrs::Scalar as Fr;
+use serde::Serialize;
+
+use crate::{circuit::Synthesized, groth16::ProvingKey};
+
+/// The proof types the engine proves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ProofKind {
+    WinningPost,
+    WindowPost,
+    PorepC2,
+    SnapDeals,
+}
+
+impl ProofKind {
+    /// WinningPoSt > WindowPoSt > PoRep C2 / SnapDeals: a missed Winning PoSt
+    /// loses a block reward now, a late Window PoSt a deadline, a late C2
+    /// nothing that cannot be retried.
+    pub fn default_priority(self) -> Priority {
+        match self {
+            ProofKind::WinningPost => Priority::High,
+            ProofKind::WindowPost => Priority::Medium,
+            ProofKind::PorepC2 | ProofKind::SnapDeals => Priority::Low,
+        }
+    }
+}
+
+/// Scheduling priority; higher runs first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+}
+
+impl Priority {
+    /// Position in the queues: 0 is served first.
+    pub(super) fn rank(self) -> u8 {
+        match self {
+            Priority::High => 0,
+            Priority::Medium => 1,
+            Priority::Low => 2,
+        }
+    }
+}
+
+/// A job's id, unique within its engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct JobId(pub u64);
+
+/// Builds one partition's synthesized circuit; runs on a synthesis worker.
+pub type SynthesizeFn = Box<dyn FnOnce() -> Result<Synthesized> + Send>;
+
+/// One partition: how to synthesize it, and the public inputs (without the
+/// leading one) the verifier derives for it, which its proof must verify against.
+pub struct PartitionWork {
+    pub synthesize: SynthesizeFn,
+    pub public_inputs: Vec<Fr>,
+}
+
+/// A proof request as the engine takes it.
+pub struct JobSpec {
+    pub kind: ProofKind,
+    pub priority: Priority,
+    /// Names the proof in errors and logs ("StackedDrg32GiBV1_1").
+    pub label: String,
+    pub key: Arc<ProvingKey>,
+    pub partitions: Vec<PartitionWork>,
+}
+
+/// Where a job is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum JobState {
+    /// No partition has started synthesis yet.
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl JobState {
+    pub fn is_finished(self) -> bool {
+        matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
+    }
+}
+
+/// The error of a cancelled job (find it with `anyhow::Error::downcast_ref`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cancelled;
+
+impl fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the proof was cancelled")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+/// Whether `e` (or an error it wraps) is a cancellation.
+pub fn is_cancelled(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<Cancelled>().is_some())
+}

@@ -1,0 +1,52 @@
+//! What happened to each partition and when: the engine records the start and
+//! end of every synthesis and proof, so tests can check the order partitions
+//! ran in and `cuzk bench` can show synthesis overlapping proving.
+
+use std::{collections::VecDeque, time::Duration};
+
+use serde::Serialize;
+
+use super::job::{JobId, Priority};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Stage {
+    SynthesisStart,
+    SynthesisEnd,
+    ProveStart,
+    /// Proved and verified.
+    ProveEnd,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Event {
+    /// Since the engine started.
+    pub at: Duration,
+    pub job: JobId,
+    pub priority: Priority,
+    pub partition: usize,
+    pub stage: Stage,
+    /// The synthesis or prover worker's number.
+    pub worker: usize,
+}
+
+/// The latest events, oldest first; old ones are dropped past `CAPACITY`, so a
+/// long-running process holds a bounded amount.
+#[derive(Default)]
+pub struct Timeline {
+    events: VecDeque<Event>,
+}
+
+const CAPACITY: usize = 100_000;
+
+impl Timeline {
+    pub fn record(&mut self, event: Event) {
+        if self.events.len() == CAPACITY {
+            self.events.pop_front();
+        }
+        self.events.push_back(event);
+    }
+
+    pub fn events(&self) -> Vec<Event> {
+        self.events.iter().copied().collect()
+    }
+}

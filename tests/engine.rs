@@ -1,0 +1,399 @@
+//! The engine on the CPU with real Groth16 keys of a synthetic circuit
+//! (MulChain; keys from bellperson's generator, so every proof really
+//! verifies): priority order, preemption at partition boundaries, pipelining,
+//! cancellation, failures, memory budgets, 64 concurrent callers, status, and
+//! the asynchronous requests behind the `cuzk_*` C API.
+
+use std::{
+    collections::HashMap,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anyhow::anyhow;
+use bellperson::groth16::{generate_random_parameters, prepare_verifying_key, verify_proofs_batch};
+use blstrs::{Bls12, Scalar as Fr};
+use cuzk::{
+    api::prove::prove_circuits,
+    circuit::{synthesize, MulChain},
+    engine::{
+        is_cancelled, requests,
+        timeline::{Event, Stage},
+        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, WaitOutcome,
+    },
+    groth16::{Proof, ProvingKey},
+};
+use once_cell::sync::Lazy;
+use rand::SeedableRng;
+
+/// Constraints of the partitions in the ordering tests: long enough (a CPU
+/// proof of ~0.1 s) that work queues up behind a running partition.
+const LINKS: usize = 4000;
+const SMALL_LINKS: usize = 64;
+
+fn real_key(links: usize) -> Arc<ProvingKey> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(links as u64);
+    let params = generate_random_parameters::<Bls12, _, _>(chain(1, links), &mut rng).unwrap();
+    let mut bytes = Vec::new();
+    params.write(&mut bytes).unwrap();
+    Arc::new(ProvingKey::read_bytes(&bytes).unwrap())
+}
+
+static KEY: Lazy<Arc<ProvingKey>> = Lazy::new(|| real_key(LINKS));
+static SMALL_KEY: Lazy<Arc<ProvingKey>> = Lazy::new(|| real_key(SMALL_LINKS));
+
+fn chain(start: u64, links: usize) -> MulChain {
+    MulChain { start: Fr::from(start), links }
+}
+
+fn partition(start: u64, links: usize) -> PartitionWork {
+    let circuit = chain(start, links);
+    let public_inputs = vec![circuit.output()];
+    PartitionWork { synthesize: Box::new(move || Ok(synthesize(circuit)?)), public_inputs }
+}
+
+fn job(priority: Priority, partitions: usize, seed: u64) -> JobSpec {
+    JobSpec {
+        kind: ProofKind::PorepC2,
+        priority,
+        label: format!("test job {seed} ({priority:?})"),
+        key: KEY.clone(),
+        partitions: (0..partitions).map(|k| partition(seed * 1000 + k as u64, LINKS)).collect(),
+    }
+}
+
+fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
+    Config {
+        param_cache: std::env::temp_dir(),
+        host_memory_budget: 16 << 30,
+        synthesis_threads,
+        prover_workers: 1,
+        ready_queue_depth,
+    }
+}
+
+fn finished(engine: &Engine, id: JobId) -> anyhow::Result<Vec<Proof>> {
+    match engine.wait(id, Some(Duration::from_secs(300))) {
+        WaitOutcome::Finished(r) => r,
+        WaitOutcome::Pending => panic!("job {id:?} did not finish in 300 s"),
+        WaitOutcome::Unknown => panic!("job {id:?} unknown"),
+    }
+}
+
+fn starts(events: &[Event], stage: Stage) -> Vec<(JobId, usize)> {
+    events.iter().filter(|e| e.stage == stage).map(|e| (e.job, e.partition)).collect()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn proves(engine: &Engine, job: JobId) -> usize {
+    engine.timeline().iter().filter(|e| e.job == job && e.stage == Stage::ProveEnd).count()
+}
+
+#[test]
+fn queued_work_runs_by_priority_then_submission_order() {
+    let engine = Engine::paused(config(1, 1));
+    let low = engine.submit(job(Priority::Low, 2, 1)).unwrap();
+    let medium = engine.submit(job(Priority::Medium, 2, 2)).unwrap();
+    let high = engine.submit(job(Priority::High, 2, 3)).unwrap();
+    let low_later = engine.submit(job(Priority::Low, 1, 4)).unwrap();
+    assert_eq!(engine.poll(low), Some(JobState::Queued));
+    engine.resume();
+    for id in [low, medium, high, low_later] {
+        assert_eq!(finished(&engine, id).unwrap().len(), engine_partitions(id, low, medium, high));
+    }
+    let order = starts(&engine.timeline(), Stage::ProveStart);
+    assert_eq!(
+        order,
+        vec![(high, 0), (high, 1), (medium, 0), (medium, 1), (low, 0), (low, 1), (low_later, 0)],
+        "proving order"
+    );
+}
+
+fn engine_partitions(id: JobId, low: JobId, medium: JobId, high: JobId) -> usize {
+    if id == low || id == medium || id == high {
+        2
+    } else {
+        1
+    }
+}
+
+#[test]
+fn higher_priority_work_overtakes_lower_at_the_next_partition_boundary() {
+    let engine = Engine::new(config(1, 1));
+    let low = engine.submit(job(Priority::Low, 8, 5)).unwrap();
+    wait_until("the first low partition", || proves(&engine, low) >= 1);
+    let low_started_before = starts(&engine.timeline(), Stage::ProveStart).len();
+    let high = engine.submit(job(Priority::High, 2, 6)).unwrap();
+    assert_eq!(finished(&engine, high).unwrap().len(), 2);
+    assert_eq!(finished(&engine, low).unwrap().len(), 8);
+
+    let order = starts(&engine.timeline(), Stage::ProveStart);
+    let last_high = order.iter().rposition(|&(j, _)| j == high).unwrap();
+    // Between the submission and the high job's last partition, at most one low
+    // partition started proving: the one already synthesized (queue depth 1).
+    let low_in_between = order[low_started_before..last_high].iter().filter(|&&(j, _)| j == low).count();
+    assert!(low_in_between <= 1, "{low_in_between} low partitions went first: {order:?}");
+    let low_after = order[last_high..].iter().filter(|&&(j, _)| j == low).count();
+    assert!(low_after >= 4, "the high job did not overtake: {order:?}");
+    // The low partitions still ran in their own order.
+    let low_order: Vec<usize> = order.iter().filter(|&&(j, _)| j == low).map(|&(_, k)| k).collect();
+    assert_eq!(low_order, (0..8).collect::<Vec<_>>());
+}
+
+#[test]
+fn synthesis_of_the_next_partition_overlaps_the_proof_of_the_current_one() {
+    let engine = Engine::new(config(2, 2));
+    let id = engine.submit(job(Priority::Low, 4, 7)).unwrap();
+    finished(&engine, id).unwrap();
+    let events = engine.timeline();
+    let at = |stage, k| events.iter().find(|e| e.job == id && e.stage == stage && e.partition == k).unwrap().at;
+    let overlapping = (0..3).filter(|&k| at(Stage::SynthesisStart, k + 1) < at(Stage::ProveEnd, k)).count();
+    assert!(overlapping >= 2, "synthesis did not overlap proving: {events:#?}");
+}
+
+#[test]
+fn cancelling_drops_queued_partitions_and_the_engine_carries_on() {
+    let engine = Engine::new(config(1, 1));
+    let id = engine.submit(job(Priority::Low, 10, 8)).unwrap();
+    wait_until("the first partition", || proves(&engine, id) >= 1);
+    assert!(engine.cancel(id));
+    assert!(!engine.cancel(id), "a second cancel of a finished job");
+    assert_eq!(engine.poll(id), Some(JobState::Cancelled));
+    let err = finished(&engine, id).unwrap_err();
+    assert!(is_cancelled(&err), "{err:#}");
+    assert_eq!(engine.poll(id), None, "waiting forgets the job");
+    assert!(matches!(engine.wait(id, Some(Duration::ZERO)), WaitOutcome::Unknown));
+    assert_eq!(engine.status().pending_partitions, 0);
+    assert!(proves(&engine, id) <= 3, "partitions kept being proved after cancel");
+    let next = engine.submit(job(Priority::Low, 1, 9)).unwrap();
+    assert_eq!(finished(&engine, next).unwrap().len(), 1);
+    assert!(!engine.cancel(JobId(9999)));
+    assert_eq!(engine.status().counters.jobs_cancelled, 1);
+}
+
+#[test]
+fn a_failing_partition_fails_its_job_only() {
+    let engine = Engine::new(config(2, 2));
+    let mut wrong = job(Priority::Low, 2, 10);
+    wrong.partitions[1].public_inputs = vec![Fr::from(12345u64)];
+    let mut failing = job(Priority::Low, 2, 11);
+    failing.partitions[0].synthesize = Box::new(|| Err(anyhow!("synthesis exploded")));
+    let mut panicking = job(Priority::Low, 1, 12);
+    panicking.partitions[0].synthesize = Box::new(|| panic!("a circuit bug"));
+    let ids = [engine.submit(wrong).unwrap(), engine.submit(failing).unwrap(), engine.submit(panicking).unwrap()];
+    let good = engine.submit(job(Priority::Low, 1, 13)).unwrap();
+    let messages: Vec<String> = ids.iter().map(|&id| format!("{:#}", finished(&engine, id).unwrap_err())).collect();
+    assert!(messages[0].contains("partition 1") && messages[0].contains("differ from the public inputs"), "{}", messages[0]);
+    assert!(messages[1].contains("synthesis exploded"), "{}", messages[1]);
+    assert!(messages[2].contains("panic: a circuit bug"), "{}", messages[2]);
+    assert_eq!(finished(&engine, good).unwrap().len(), 1);
+    assert_eq!(engine.status().counters.jobs_failed, 3);
+    assert_eq!(engine.status().memory.partitions_in_flight_bytes, 0, "failed partitions released their memory");
+}
+
+/// The most partitions between synthesis start and proof end at any time.
+fn most_in_flight(events: &[Event]) -> usize {
+    let (mut now, mut most) = (0i64, 0i64);
+    for e in events {
+        match e.stage {
+            Stage::SynthesisStart => now += 1,
+            Stage::ProveEnd => now -= 1,
+            _ => {}
+        }
+        most = most.max(now);
+    }
+    most as usize
+}
+
+#[test]
+fn the_host_memory_budget_bounds_the_partitions_in_flight() {
+    let probe = Engine::paused(config(1, 1));
+    let each = probe.partition_bytes(&KEY);
+    let keys = KEY.size_bytes() as u64;
+    drop(probe);
+
+    // Room for two and a half partitions next to the key: two in flight, with
+    // four synthesis threads and a queue of four that would allow more.
+    let mut c = config(4, 4);
+    c.host_memory_budget = keys + 2 * each + each / 2;
+    let engine = Engine::new(c);
+    let ids: Vec<JobId> = (0..3).map(|i| engine.submit(job(Priority::Low, 4, 20 + i)).unwrap()).collect();
+    for id in ids {
+        finished(&engine, id).unwrap();
+    }
+    let status = engine.status();
+    assert_eq!(status.memory.peak_partitions_in_flight_bytes, 2 * each, "peak in flight");
+    assert_eq!(most_in_flight(&engine.timeline()), 2);
+    assert_eq!(status.memory.partitions_in_flight_bytes, 0);
+
+    // A budget below one partition: partitions run one at a time, not never.
+    let mut c = config(4, 4);
+    c.host_memory_budget = keys + each / 2;
+    let engine = Engine::new(c);
+    let id = engine.submit(job(Priority::Low, 3, 30)).unwrap();
+    assert_eq!(finished(&engine, id).unwrap().len(), 3);
+    assert_eq!(engine.status().memory.peak_partitions_in_flight_bytes, each);
+    assert_eq!(most_in_flight(&engine.timeline()), 1);
+}
+
+#[test]
+fn sixty_four_concurrent_callers_get_their_own_verified_proofs() {
+    let pvk = prepare_verifying_key(&SMALL_KEY.vk);
+    let threads: Vec<_> = (0..64u64)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let circuits = vec![chain(100 + i, SMALL_LINKS), chain(200 + i, SMALL_LINKS)];
+                let inputs: Vec<Vec<Fr>> = circuits.iter().map(|c| vec![c.output()]).collect();
+                let kind = if i % 8 == 0 { ProofKind::WinningPost } else { ProofKind::PorepC2 };
+                let proofs = prove_circuits(kind, &SMALL_KEY, circuits, inputs.clone(), &format!("caller {i}")).unwrap();
+                (proofs, inputs)
+            })
+        })
+        .collect();
+    for t in threads {
+        let (proofs, inputs) = t.join().unwrap();
+        assert_eq!(proofs.len(), 2);
+        for (proof, input) in proofs.iter().zip(&inputs) {
+            let ok = verify_proofs_batch(&pvk, &mut rand::rngs::OsRng, &[&proof.to_bellperson()], &[input.clone()]);
+            assert!(ok.unwrap(), "a proof does not verify against its caller's inputs");
+        }
+    }
+}
+
+#[test]
+fn status_reports_queues_jobs_memory_and_counters() {
+    let engine = Engine::paused(config(1, 1));
+    let a = engine.submit(job(Priority::Low, 2, 40)).unwrap();
+    let mut winning = job(Priority::High, 1, 41);
+    winning.kind = ProofKind::WinningPost;
+    let b = engine.submit(winning).unwrap();
+    let s = engine.status();
+    assert!(s.paused);
+    assert_eq!((s.pending_partitions, s.ready_partitions, s.synthesizing, s.proving), (3, 0, 0, 0));
+    assert_eq!((s.synthesis_workers, s.prover_workers, s.prover), (1, 1, "cpu"));
+    assert_eq!(s.jobs.iter().map(|j| (j.id, j.state, j.partitions)).collect::<Vec<_>>(), vec![(a, JobState::Queued, 2), (b, JobState::Queued, 1)]);
+    assert_eq!(s.jobs[1].kind, ProofKind::WinningPost);
+    assert_eq!(s.memory.keys_bytes, KEY.size_bytes() as u64);
+    let json: serde_json::Value = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["jobs"][1]["priority"], "High");
+    assert_eq!(json["config"]["synthesis_threads"], 1);
+    engine.resume();
+    finished(&engine, a).unwrap();
+    finished(&engine, b).unwrap();
+    let s = engine.status();
+    assert!(s.jobs.is_empty());
+    assert_eq!((s.counters.jobs_submitted, s.counters.jobs_done, s.counters.partitions_proved), (2, 2, 3));
+    assert!(s.counters.synthesis_seconds > 0.0 && s.counters.proving_seconds > 0.0);
+
+    // The process-wide report: engine, requests, resident keys, devices.
+    let report: serde_json::Value = serde_json::from_str(&cuzk::engine::status::json().unwrap()).unwrap();
+    for field in ["engine", "requests", "resident_parameters", "gpus"] {
+        assert!(report.get(field).is_some(), "status lacks {field}: {report}");
+    }
+    assert!(report["engine"]["memory"]["host_budget_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_running_engine_takes_a_new_configuration() {
+    let engine = Engine::new(config(1, 1));
+    let mut c = engine.config().updated(br#"{"synthesis_threads": 3, "ready_queue_depth": 3}"#).unwrap();
+    engine.configure(c.clone());
+    assert_eq!(engine.status().synthesis_workers, 3);
+    c.synthesis_threads = 1;
+    engine.configure(c);
+    wait_until("workers to retire", || engine.status().synthesis_workers == 1);
+    let id = engine.submit(job(Priority::Low, 2, 50)).unwrap();
+    assert_eq!(finished(&engine, id).unwrap().len(), 2);
+}
+
+fn proof_bytes(proofs: Vec<Proof>) -> Vec<u8> {
+    proofs.iter().flat_map(|p| p.to_bytes()).collect()
+}
+
+#[test]
+fn asynchronous_requests_wait_poll_cancel_and_release() {
+    // A quick request: wait with a zero timeout, poll, then the bytes.
+    let circuit = chain(7, SMALL_LINKS);
+    let inputs = vec![vec![circuit.output()]];
+    let id = requests::submit(ProofKind::WinningPost, Priority::High, move || {
+        Ok(proof_bytes(prove_circuits(ProofKind::WinningPost, &SMALL_KEY, vec![circuit], inputs, "async")?))
+    })
+    .unwrap();
+    assert!(id > 0);
+    match requests::wait(id, None) {
+        requests::Waited::Finished(r) => assert_eq!(r.unwrap().len(), 192),
+        _ => panic!("no outcome"),
+    }
+    assert!(requests::poll(id).is_none() && !requests::cancel(id));
+
+    // A long one: cancelled while running; waiters learn at once, its engine
+    // job stops.
+    let long = requests::submit(ProofKind::PorepC2, Priority::Low, || {
+        let circuits: Vec<MulChain> = (0..40).map(|k| chain(500 + k, LINKS)).collect();
+        let inputs = circuits.iter().map(|c| vec![c.output()]).collect();
+        Ok(proof_bytes(prove_circuits(ProofKind::PorepC2, &KEY, circuits, inputs, "long")?))
+    })
+    .unwrap();
+    assert!(matches!(requests::wait(long, Some(Duration::from_millis(50))), requests::Waited::Pending));
+    assert_eq!(requests::poll(long), Some(requests::RequestState::Running));
+    wait_until("the long request's job to run", || {
+        let s = cuzk::engine::global().unwrap().status();
+        s.jobs.iter().any(|j| j.label == "long" && j.proved > 0)
+    });
+    assert!(requests::cancel(long));
+    assert_eq!(requests::poll(long), Some(requests::RequestState::Cancelled));
+    match requests::wait(long, Some(Duration::ZERO)) {
+        requests::Waited::Finished(r) => assert!(is_cancelled(&r.unwrap_err())),
+        _ => panic!("a cancelled request has its outcome at once"),
+    }
+    wait_until("the cancelled job's partitions to leave", || {
+        let s = cuzk::engine::global().unwrap().status();
+        !s.jobs.iter().any(|j| j.label == "long")
+    });
+
+    // Release forgets a request without waiting.
+    let released = requests::submit(ProofKind::PorepC2, Priority::Low, || Ok(vec![1, 2, 3])).unwrap();
+    assert!(requests::release(released));
+    assert!(requests::poll(released).is_none() && !requests::release(released));
+    let failing = requests::submit(ProofKind::SnapDeals, Priority::Low, || Err(anyhow!("bad input"))).unwrap();
+    match requests::wait(failing, None) {
+        requests::Waited::Finished(r) => assert_eq!(r.unwrap_err().to_string(), "bad input"),
+        _ => panic!("no outcome"),
+    }
+}
+
+#[test]
+fn a_request_runs_at_its_own_priority() {
+    // Two requests of the same kind: the one submitted High is proved before the
+    // Low one queued ahead of it.
+    let engine = cuzk::engine::global().unwrap();
+    engine.pause();
+    let labels: HashMap<&str, Priority> = [("prio-low", Priority::Low), ("prio-high", Priority::High)].into();
+    let mut ids = Vec::new();
+    for (label, priority) in [("prio-low", Priority::Low), ("prio-high", Priority::High)] {
+        let circuit = chain(900, SMALL_LINKS);
+        let inputs = vec![vec![circuit.output()]];
+        ids.push(
+            requests::submit(ProofKind::PorepC2, priority, move || {
+                Ok(proof_bytes(prove_circuits(ProofKind::PorepC2, &SMALL_KEY, vec![circuit], inputs, label)?))
+            })
+            .unwrap(),
+        );
+        wait_until("the request's job", || engine.status().jobs.iter().any(|j| j.label == label));
+    }
+    let s = engine.status();
+    for j in s.jobs.iter().filter(|j| labels.contains_key(j.label.as_str())) {
+        assert_eq!(j.priority, labels[j.label.as_str()], "{}", j.label);
+    }
+    engine.resume();
+    for id in ids {
+        assert!(matches!(requests::wait(id, None), requests::Waited::Finished(Ok(_))));
+    }
+}
