@@ -1,0 +1,321 @@
+//! The engine's state under its one lock: the jobs, the pending and ready
+//! queues, the memory in flight, the worker counts, counters and timeline.
+//!
+//! Queue order is (priority, submission, partition index): FIFO within a
+//! priority, partitions of one job in order. Only the head of the queue may
+//! start synthesis: a large partition waiting for memory is not starved by
+//! smaller ones behind it.
+
+use std::{
+    collections::{BTreeMap, HashMap, HashSet},
+    sync::Arc,
+    time::Instant,
+};
+
+use anyhow::Result;
+use bellperson::groth16::PreparedVerifyingKey;
+use blstrs::{Bls12, Scalar as Fr};
+
+use crate::{
+    circuit::Synthesized,
+    engine::{
+        config::Config,
+        job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind},
+        srs_cache,
+        status::Counters,
+        timeline::{Event, Stage, Timeline},
+    },
+    groth16::{Proof, ProvingKey},
+};
+
+/// Position in the queues: most urgent first, then FIFO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct QueueKey {
+    pub(super) rank: u8,
+    pub(super) job: JobId,
+    pub(super) partition: usize,
+}
+
+pub(super) struct Ready {
+    pub(super) cs: Synthesized,
+    pub(super) public_inputs: Vec<Fr>,
+    pub(super) bytes: u64,
+    pub(super) since: Instant,
+}
+
+pub(super) struct Job {
+    pub(super) kind: ProofKind,
+    pub(super) priority: Priority,
+    pub(super) label: String,
+    pub(super) key: Arc<ProvingKey>,
+    pub(super) pvk: Arc<PreparedVerifyingKey<Bls12>>,
+    partition_bytes: u64,
+    pub(super) proofs: Vec<Option<Proof>>,
+    remaining: usize,
+    pub(super) state: JobState,
+    pub(super) outcome: Option<Result<Vec<Proof>>>,
+    pub(super) submitted: Instant,
+}
+
+pub(super) struct State {
+    pub(super) config: Config,
+    pub(super) paused: bool,
+    pub(super) shutdown: bool,
+    next_job: u64,
+    pub(super) jobs: HashMap<JobId, Job>,
+    pub(super) pending: BTreeMap<QueueKey, PartitionWork>,
+    pub(super) ready: BTreeMap<QueueKey, Ready>,
+    pub(super) synthesizing: usize,
+    /// Partitions being synthesized, by priority rank.
+    pub(super) synthesizing_by_rank: [usize; 3],
+    pub(super) proving: usize,
+    /// Estimated bytes of the partitions between synthesis start and proof end.
+    pub(super) in_flight_bytes: u64,
+    pub(super) peak_in_flight_bytes: u64,
+    pub(super) synthesis_workers: usize,
+    pub(super) prover_workers: usize,
+    pub(super) next_worker: usize,
+    pub(super) counters: Counters,
+    pub(super) timeline: Timeline,
+}
+
+impl State {
+    pub(super) fn new(config: Config, paused: bool) -> Self {
+        State {
+            config,
+            paused,
+            shutdown: false,
+            next_job: 1,
+            jobs: HashMap::new(),
+            pending: BTreeMap::new(),
+            ready: BTreeMap::new(),
+            synthesizing: 0,
+            synthesizing_by_rank: [0; 3],
+            proving: 0,
+            in_flight_bytes: 0,
+            peak_in_flight_bytes: 0,
+            synthesis_workers: 0,
+            prover_workers: 0,
+            next_worker: 0,
+            counters: Counters::default(),
+            timeline: Timeline::default(),
+        }
+    }
+
+    /// Queues `spec`'s partitions under the next job id.
+    pub(super) fn add_job(
+        &mut self,
+        spec: JobSpec,
+        pvk: Arc<PreparedVerifyingKey<Bls12>>,
+        partition_bytes: u64,
+    ) -> JobId {
+        let id = JobId(self.next_job);
+        self.next_job += 1;
+        let count = spec.partitions.len();
+        for (partition, work) in spec.partitions.into_iter().enumerate() {
+            self.pending.insert(QueueKey { rank: spec.priority.rank(), job: id, partition }, work);
+        }
+        self.jobs.insert(
+            id,
+            Job {
+                kind: spec.kind,
+                priority: spec.priority,
+                label: spec.label,
+                key: spec.key,
+                pvk,
+                partition_bytes,
+                proofs: (0..count).map(|_| None).collect(),
+                remaining: count,
+                state: JobState::Queued,
+                outcome: None,
+                submitted: Instant::now(),
+            },
+        );
+        self.counters.jobs_submitted += 1;
+        id
+    }
+
+    pub(super) fn live(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id).filter(|j| !j.state.is_finished())
+    }
+
+    /// Bytes of the distinct proving keys in memory: the SRS cache's and those
+    /// of live jobs (a test's or benchmark's own keys).
+    pub(super) fn keys_bytes(&self) -> u64 {
+        let cached = srs_cache::resident_keys();
+        let mut seen = HashSet::new();
+        cached
+            .iter()
+            .chain(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| &j.key))
+            .filter(|k| seen.insert(Arc::as_ptr(k)))
+            .map(|k| k.size_bytes() as u64)
+            .sum()
+    }
+
+    pub(super) fn record(&mut self, started: Instant, key: QueueKey, stage: Stage, worker: usize) {
+        let priority = self.jobs.get(&key.job).map_or(Priority::Low, |j| j.priority);
+        let event = Event { at: started.elapsed(), job: key.job, priority, partition: key.partition, stage, worker };
+        self.timeline.record(event);
+    }
+
+    /// Partitions of priority rank `rank` or more urgent that are ready or
+    /// being synthesized: what a new partition of that rank queues behind.
+    fn ahead_of(&self, rank: u8) -> usize {
+        let synthesizing: usize = self.synthesizing_by_rank[..=rank as usize].iter().sum();
+        synthesizing + self.ready.keys().filter(|k| k.rank <= rank).count()
+    }
+
+    /// The head of the queue, if a synthesis may start now: not paused, a slot
+    /// in the ready queue, and memory for it in the budget. The ready-queue
+    /// bound counts only partitions at least as urgent as the head, so less
+    /// urgent ones waiting there never delay a more urgent synthesis (the
+    /// memory budget still bounds them all). A partition larger than all the
+    /// budget left starts alone, when nothing else is in flight, rather than never.
+    pub(super) fn take_synthesis(&mut self) -> Option<(QueueKey, PartitionWork, u64)> {
+        if self.paused {
+            return None;
+        }
+        let key = *self.pending.keys().next()?;
+        if self.ahead_of(key.rank) >= self.config.ready_queue_depth {
+            return None;
+        }
+        let bytes = self.jobs.get(&key.job).map_or(0, |j| j.partition_bytes);
+        let available = self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight_bytes);
+        if bytes > available {
+            if self.in_flight_bytes > 0 {
+                return None;
+            }
+            log::warn!(
+                "cuzk: a partition needs ~{} MiB, {} MiB of the host memory budget are left after the keys: proving it alone",
+                bytes >> 20,
+                available >> 20
+            );
+        }
+        let work = self.pending.remove(&key).expect("present");
+        self.in_flight_bytes += bytes;
+        self.peak_in_flight_bytes = self.peak_in_flight_bytes.max(self.in_flight_bytes);
+        self.synthesizing += 1;
+        self.synthesizing_by_rank[key.rank as usize] += 1;
+        if let Some(job) = self.jobs.get_mut(&key.job) {
+            if job.state == JobState::Queued {
+                job.state = JobState::Running;
+            }
+        }
+        Some((key, work, bytes))
+    }
+
+    pub(super) fn release(&mut self, bytes: u64) {
+        self.in_flight_bytes -= bytes;
+    }
+
+    /// Ends job `id` with `error` unless it is already finished; its queued
+    /// and ready partitions are dropped.
+    pub(super) fn finish_with_error(&mut self, id: JobId, state: JobState, error: anyhow::Error) -> bool {
+        if self.live(id).is_none() {
+            return false;
+        }
+        self.pending.retain(|k, _| k.job != id);
+        let dropped: Vec<QueueKey> = self.ready.keys().filter(|k| k.job == id).copied().collect();
+        for k in dropped {
+            let r = self.ready.remove(&k).expect("present");
+            self.release(r.bytes);
+        }
+        let job = self.jobs.get_mut(&id).expect("live");
+        job.state = state;
+        job.outcome = Some(Err(error));
+        match state {
+            JobState::Cancelled => self.counters.jobs_cancelled += 1,
+            _ => self.counters.jobs_failed += 1,
+        }
+        true
+    }
+
+    /// Stores a verified partition proof; true when it completed its job.
+    pub(super) fn complete_partition(&mut self, key: QueueKey, proof: Proof) -> bool {
+        let Some(job) = self.jobs.get_mut(&key.job).filter(|j| !j.state.is_finished()) else { return false };
+        job.proofs[key.partition] = Some(proof);
+        job.remaining -= 1;
+        if job.remaining > 0 {
+            return false;
+        }
+        job.state = JobState::Done;
+        job.outcome = Some(Ok(job.proofs.iter_mut().map(|p| p.take().expect("every partition proved")).collect()));
+        self.counters.jobs_done += 1;
+        true
+    }
+
+    /// Whether worker counts above the configuration ask this one to stop.
+    pub(super) fn synthesis_worker_retires(&mut self) -> bool {
+        let retire = self.shutdown || self.synthesis_workers > self.config.synthesis_threads;
+        if retire {
+            self.synthesis_workers -= 1;
+        }
+        retire
+    }
+
+    pub(super) fn prover_worker_retires(&mut self) -> bool {
+        let retire = self.shutdown || self.prover_workers > self.config.prover_workers;
+        if retire {
+            self.prover_workers -= 1;
+        }
+        retire
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bellperson::groth16::prepare_verifying_key;
+
+    use super::*;
+    use crate::{
+        circuit::{synthesize, MulChain},
+        groth16::synthetic_srs,
+    };
+
+    fn add(st: &mut State, priority: Priority, partitions: usize) -> JobId {
+        let cs = synthesize(MulChain { start: Fr::from(3u64), links: 8 }).unwrap();
+        let key = Arc::new(synthetic_srs::key_for(&cs, 1));
+        let pvk = Arc::new(prepare_verifying_key(&key.vk));
+        let spec = JobSpec {
+            kind: ProofKind::PorepC2,
+            priority,
+            label: format!("{priority:?}"),
+            key,
+            partitions: (0..partitions)
+                .map(|_| PartitionWork { synthesize: Box::new(|| unreachable!()), public_inputs: Vec::new() })
+                .collect(),
+        };
+        st.add_job(spec, pvk, 1000)
+    }
+
+    /// Moves a taken partition from synthesis to the ready queue, as a worker does.
+    fn make_ready(st: &mut State, key: QueueKey, bytes: u64) {
+        st.synthesizing -= 1;
+        st.synthesizing_by_rank[key.rank as usize] -= 1;
+        st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, since: Instant::now() });
+    }
+
+    #[test]
+    fn less_urgent_ready_partitions_do_not_hold_back_a_more_urgent_synthesis() {
+        let config = Config {
+            param_cache: std::env::temp_dir(),
+            host_memory_budget: 1 << 40,
+            synthesis_threads: 1,
+            prover_workers: 1,
+            ready_queue_depth: 1,
+        };
+        let mut st = State::new(config, false);
+        let low = add(&mut st, Priority::Low, 3);
+        let (key, _, bytes) = st.take_synthesis().unwrap();
+        assert_eq!((key.job, key.partition), (low, 0));
+        assert!(st.take_synthesis().is_none(), "a second low partition while one is synthesizing (depth 1)");
+        make_ready(&mut st, key, bytes);
+        assert!(st.take_synthesis().is_none(), "a second low partition while one is ready (depth 1)");
+        let high = add(&mut st, Priority::High, 1);
+        let (key, _, _) = st.take_synthesis().expect("the high partition starts at once");
+        assert_eq!(key.job, high);
+        assert_eq!(st.ready.keys().next().unwrap().job, low);
+        assert!(st.take_synthesis().is_none());
+        assert_eq!(st.in_flight_bytes, 2000);
+    }
+}

@@ -1,0 +1,171 @@
+//! The worker threads: synthesis workers turn the head of the pending queue
+//! into a ready circuit; prover workers prove and verify the most urgent ready
+//! partition and complete its job. A panic in either fails the job, not the
+//! engine.
+
+use std::{
+    panic::{catch_unwind, AssertUnwindSafe},
+    sync::Arc,
+    time::Instant,
+};
+
+use anyhow::{anyhow, bail, ensure, Result};
+use bellperson::groth16::{verify_proofs_batch, PreparedVerifyingKey};
+use blstrs::{Bls12, Scalar as Fr};
+use rand::rngs::OsRng;
+
+use super::{
+    lock,
+    state::{QueueKey, Ready},
+    Shared,
+};
+use crate::{
+    circuit::Synthesized,
+    engine::{
+        job::{JobState, PartitionWork},
+        prover,
+        timeline::Stage,
+    },
+    groth16::{random_rs, Proof, ProvingKey},
+};
+
+fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    anyhow!("panic: {text}")
+}
+
+pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
+    loop {
+        let (key, work, bytes) = {
+            let mut st = lock(&shared.state);
+            loop {
+                if st.synthesis_worker_retires() {
+                    return;
+                }
+                if let Some(taken) = st.take_synthesis() {
+                    st.record(shared.started, taken.0, Stage::SynthesisStart, worker);
+                    break taken;
+                }
+                st = shared.synthesis_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let start = Instant::now();
+        let PartitionWork { synthesize, public_inputs } = work;
+        let result = catch_unwind(AssertUnwindSafe(synthesize)).unwrap_or_else(|p| Err(panic_error(p)));
+        let result = result.and_then(|cs| {
+            ensure!(
+                cs.inputs.get(1..) == Some(&public_inputs[..]),
+                "circuit inputs differ from the public inputs the verifier derives"
+            );
+            Ok(cs)
+        });
+        let mut st = lock(&shared.state);
+        st.synthesizing -= 1;
+        st.synthesizing_by_rank[key.rank as usize] -= 1;
+        st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
+        match result {
+            Ok(cs) if st.live(key.job).is_some() => {
+                st.counters.partitions_synthesized += 1;
+                st.record(shared.started, key, Stage::SynthesisEnd, worker);
+                st.ready.insert(key, Ready { cs, public_inputs, bytes, since: Instant::now() });
+                shared.prover_cv.notify_one();
+            }
+            Ok(_) => st.release(bytes),
+            Err(e) => {
+                st.release(bytes);
+                let label = st.jobs.get(&key.job).map(|j| j.label.clone()).unwrap_or_default();
+                let e = e.context(format!("{label}: synthesizing partition {}", key.partition));
+                if st.finish_with_error(key.job, JobState::Failed, e) {
+                    shared.done_cv.notify_all();
+                }
+            }
+        }
+        drop(st);
+        shared.synthesis_cv.notify_all();
+    }
+}
+
+struct ProverWork {
+    key: QueueKey,
+    ready: Ready,
+    pk: Arc<ProvingKey>,
+    pvk: Arc<PreparedVerifyingKey<Bls12>>,
+    label: String,
+}
+
+pub(super) fn prover_worker(shared: &Shared, worker: usize) {
+    loop {
+        let Some(work) = next_to_prove(shared, worker) else { return };
+        let start = Instant::now();
+        let ProverWork { key, ready, pk, pvk, label } = work;
+        let Ready { cs, public_inputs, bytes, .. } = ready;
+        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(&pk, &pvk, cs, public_inputs)))
+            .unwrap_or_else(|p| Err(panic_error(p)));
+        let mut st = lock(&shared.state);
+        st.proving -= 1;
+        st.release(bytes);
+        st.counters.proving_seconds += start.elapsed().as_secs_f64();
+        let finished = match outcome {
+            Ok(proof) => {
+                st.counters.partitions_proved += 1;
+                st.record(shared.started, key, Stage::ProveEnd, worker);
+                st.complete_partition(key, proof)
+            }
+            Err(e) => {
+                let e = e.context(format!("{label}: proving partition {}", key.partition));
+                st.finish_with_error(key.job, JobState::Failed, e)
+            }
+        };
+        drop(st);
+        if finished {
+            shared.done_cv.notify_all();
+        }
+        shared.synthesis_cv.notify_all();
+    }
+}
+
+/// The most urgent ready partition of a live job; `None` when this worker retires.
+fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
+    let mut st = lock(&shared.state);
+    loop {
+        if st.prover_worker_retires() {
+            return None;
+        }
+        if !st.paused {
+            if let Some((key, ready)) = st.ready.pop_first() {
+                // A ready slot is free: another synthesis may start.
+                shared.synthesis_cv.notify_all();
+                let Some(job) = st.live(key.job) else {
+                    st.release(ready.bytes);
+                    continue;
+                };
+                let (pk, pvk, label) = (job.key.clone(), job.pvk.clone(), job.label.clone());
+                st.proving += 1;
+                st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
+                st.record(shared.started, key, Stage::ProveStart, worker);
+                return Some(ProverWork { key, ready, pk, pvk, label });
+            }
+        }
+        st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// Proves `cs` (fresh r, s) and verifies the proof against `public_inputs`: no
+/// proof leaves the engine unverified.
+fn prove_and_verify(
+    pk: &Arc<ProvingKey>,
+    pvk: &PreparedVerifyingKey<Bls12>,
+    cs: Synthesized,
+    public_inputs: Vec<Fr>,
+) -> Result<Proof> {
+    let (r, s) = random_rs(&mut OsRng);
+    let proof = prover::prove(pk, cs, r, s)?;
+    if !verify_proofs_batch(pvk, &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])? {
+        bail!("the proof does not verify (inconsistent inputs); it was not returned");
+    }
+    Ok(proof)
+}
