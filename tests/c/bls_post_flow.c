@@ -3,27 +3,7 @@
  * included) and UBSan, from tests/c_abi.rs. No fixture: bad replica paths are
  * used for generate_single_vanilla_proof, whose by-value path buffers Rust must
  * free (a leak would fail the run). */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "cuzk.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    fprintf(stderr, "FAILED: %s\n", what);
-  }
-}
-
-static slice_ref_uint8_t ref(const uint8_t *p, size_t n) {
-  slice_ref_uint8_t s = {p, n};
-  return s;
-}
+#include "harness.h"
 
 static slice_boxed_uint8_t boxed(const char *s) {
   slice_boxed_uint8_t b = alloc_boxed_slice(strlen(s));
@@ -134,6 +114,5 @@ int main(void) {
   destroy_boxed_slice(held.cache_dir_path);
   destroy_boxed_slice(held.replica_path);
 
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return summary();
 }

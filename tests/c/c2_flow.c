@@ -2,27 +2,7 @@
  * prove, verify, and the bad-input cases. Built with -fsanitize=address,undefined
  * by tests/c_abi.rs, which passes a fixture: sector_id (u64 LE), prover_id,
  * ticket, seed, comm_r, comm_d (32 bytes each), then the C1 output JSON. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "cuzk.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    fprintf(stderr, "FAILED: %s\n", what);
-  }
-}
-
-static slice_ref_uint8_t ref(const uint8_t *p, size_t n) {
-  slice_ref_uint8_t s = {p, n};
-  return s;
-}
+#include "harness.h"
 
 /* Status of C2 on `input`; prints the message of an error. */
 static int c2_status(slice_ref_uint8_t input, uint64_t sector_id, const uint8_32_array_t *prover_id,
@@ -50,32 +30,14 @@ static int verify_proof(RegisteredSealProof_t rp, const uint8_32_array_t *f, uin
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s FIXTURE\n", argv[0]);
-    return 2;
-  }
-  FILE *fp = fopen(argv[1], "rb");
-  if (!fp) {
-    perror("fixture");
-    return 2;
-  }
-  static uint8_t buf[1 << 24];
-  size_t n = fread(buf, 1, sizeof buf, fp);
-  fclose(fp);
-  if (n < 8 + 5 * 32) {
-    fprintf(stderr, "fixture too short\n");
-    return 2;
-  }
-  uint64_t sector_id = 0;
-  for (int i = 7; i >= 0; i--) sector_id = (sector_id << 8) | buf[i];
-  uint8_32_array_t f[5]; /* prover_id, ticket, seed, comm_r, comm_d */
-  for (int i = 0; i < 5; i++) memcpy(f[i].idx, buf + 8 + 32 * i, 32);
-  const uint8_t *json = buf + 8 + 5 * 32;
-  size_t json_len = n - 8 - 5 * 32;
+  c2_fixture_t fx;
+  if (read_c2_fixture(argc, argv, &fx) != 0) return 2;
+  uint64_t sector_id = fx.sector_id;
+  uint8_32_array_t *f = fx.f;
   RegisteredSealProof_t rp = REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1_1;
 
   /* The real flow. */
-  Result_slice_boxed_uint8_t *r = seal_commit_phase2(ref(json, json_len), sector_id, &f[0]);
+  Result_slice_boxed_uint8_t *r = seal_commit_phase2(fx.c1, sector_id, &f[0]);
   check(r->status_code == F_C_P_RESPONSE_STATUS_NO_ERROR, "seal_commit_phase2 succeeds");
   check(r->value.len == 192, "one 192-byte partition proof");
   uint8_t proof[192] = {0};
@@ -96,16 +58,16 @@ int main(int argc, char **argv) {
   destroy_verify_seal_response(vr);
 
   /* Bad C1 outputs. */
-  check(c2_status(ref(json, 0), sector_id, &f[0], "empty") != 0, "empty C1");
-  check(c2_status(ref(json, json_len / 3), sector_id, &f[0], "not a valid C1 output") != 0, "truncated C1");
+  check(c2_status(ref(fx.c1.ptr, 0), sector_id, &f[0], "empty") != 0, "empty C1");
+  check(c2_status(ref(fx.c1.ptr, fx.c1.len / 3), sector_id, &f[0], "not a valid C1 output") != 0, "truncated C1");
   const char *garbage = "{not json";
   check(c2_status(ref((const uint8_t *)garbage, strlen(garbage)), sector_id, &f[0], "not a valid C1 output") != 0,
         "non-JSON C1");
-  check(c2_status(ref(json, json_len), sector_id, NULL, "prover_id is NULL") != 0, "NULL prover_id");
+  check(c2_status(fx.c1, sector_id, NULL, "prover_id is NULL") != 0, "NULL prover_id");
   check(c2_status(ref(NULL, 12), sector_id, &f[0], "NULL pointer") != 0, "NULL input with a length");
 
   /* Circuit proofs and NULL-safe frees. */
-  Result_slice_boxed_uint8_t *cp = seal_commit_phase2_circuit_proofs(ref(json, json_len), sector_id);
+  Result_slice_boxed_uint8_t *cp = seal_commit_phase2_circuit_proofs(fx.c1, sector_id);
   check(cp->status_code == 0 && cp->value.len == 192, "circuit proofs");
   destroy_seal_commit_phase2_response(cp);
   destroy_seal_commit_phase2_response(NULL);
@@ -117,6 +79,5 @@ int main(int argc, char **argv) {
   check(zeroed, "alloc_boxed_slice gives zeroed memory");
   destroy_boxed_slice(b);
 
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return summary();
 }

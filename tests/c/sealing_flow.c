@@ -5,28 +5,9 @@
  * tests/sealing.rs, which passes a folder holding piece0 and piece1 (1016 bytes
  * each), an empty cache/ and an empty sealed file. */
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "cuzk.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what) {
-  if (ok) {
-    passed++;
-  } else {
-    failed++;
-    fprintf(stderr, "FAILED: %s\n", what);
-  }
-}
-
-static slice_ref_uint8_t ref(const char *s) {
-  slice_ref_uint8_t r = {(const uint8_t *)s, strlen(s)};
-  return r;
-}
+#include "harness.h"
 
 /* Whether the error message of a response contains `expect`. */
 static int says(slice_boxed_uint8_t msg, const char *expect) {
@@ -108,23 +89,23 @@ int main(int argc, char **argv) {
   /* PC1, PC2, C1. */
   uint8_32_array_t prover_id = {{7}}, ticket = {{9}}, seed = {{11}};
   Result_slice_boxed_uint8_t *p1 =
-      seal_pre_commit_phase1(rp, ref(cache), ref(staged), ref(sealed), 4, &prover_id, &ticket, piece_list);
+      seal_pre_commit_phase1(rp, text(cache), text(staged), text(sealed), 4, &prover_id, &ticket, piece_list);
   check(p1->status_code == 0 && p1->value.len > 0 && p1->value.ptr[0] == '{', "seal_pre_commit_phase1");
   slice_ref_uint8_t pc1 = {p1->value.ptr, p1->value.len};
-  Result_SealPreCommitPhase2_t *p2 = seal_pre_commit_phase2(pc1, ref(cache), ref(sealed));
+  Result_SealPreCommitPhase2_t *p2 = seal_pre_commit_phase2(pc1, text(cache), text(sealed));
   destroy_seal_pre_commit_phase1_response(p1);
   check(p2->status_code == 0 && p2->value.registered_proof == rp, "seal_pre_commit_phase2");
   check(memcmp(p2->value.comm_d.idx, comm_d.idx, 32) == 0, "comm_d of PC2 = generate_data_commitment");
   uint8_32_array_t comm_r = p2->value.comm_r;
   destroy_seal_pre_commit_phase2_response(p2);
   Result_slice_boxed_uint8_t *c1 =
-      seal_commit_phase1(rp, &comm_r, &comm_d, ref(cache), ref(sealed), 4, &prover_id, &ticket, &seed, piece_list);
+      seal_commit_phase1(rp, &comm_r, &comm_d, text(cache), text(sealed), 4, &prover_id, &ticket, &seed, piece_list);
   check(c1->status_code == 0 && c1->value.len > 1000, "seal_commit_phase1");
   destroy_seal_commit_phase1_response(c1);
 
   /* Unseal the second piece into a descriptor. */
   int in = open(sealed, O_RDONLY), out = open(unsealed, O_RDWR | O_CREAT | O_TRUNC, 0644);
-  Result_void_t *u = unseal_range(rp, ref(cache), in, out, 4, &prover_id, &ticket, &comm_d, 1016, 1016);
+  Result_void_t *u = unseal_range(rp, text(cache), in, out, 4, &prover_id, &ticket, &comm_d, 1016, 1016);
   check(u->status_code == 0, "unseal_range");
   destroy_unseal_range_response(u);
   uint8_t back[1016];
@@ -133,7 +114,7 @@ int main(int argc, char **argv) {
   close(in);
   close(out);
 
-  Result_void_t *cc = clear_cache(ref(cache));
+  Result_void_t *cc = clear_cache(text(cache));
   check(cc->status_code == 0, "clear_cache");
   destroy_clear_cache_response(cc);
 
@@ -163,7 +144,7 @@ int main(int argc, char **argv) {
   check(w->status_code == 1 && says(w->error_msg, "invalid RegisteredSealProof"), "bad enum");
   destroy_write_with_alignment_response(w);
   slice_ref_uint8_t garbage = {(const uint8_t *)"\xff\x00", 2};
-  p2 = seal_pre_commit_phase2(garbage, ref(cache), ref(sealed));
+  p2 = seal_pre_commit_phase2(garbage, text(cache), text(sealed));
   check(p2->status_code == 1 && says(p2->error_msg, "not a valid PC1 output"), "bad PC1 output");
   destroy_seal_pre_commit_phase2_response(p2);
   slice_ref_PublicPieceInfo_t bad_pieces = {NULL, 2};
@@ -186,6 +167,5 @@ int main(int argc, char **argv) {
   check(strstr(log_text, "seal_pre_commit_phase1: start") != NULL && strstr(log_text, "clear_cache: end") != NULL,
         "the log went to init_log_fd's descriptor");
 
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return summary();
 }

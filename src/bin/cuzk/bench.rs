@@ -7,7 +7,8 @@
 //! Env: CUZK_BENCH_C2_LINKS (constraints of a C2-like partition, default
 //! 2^14), CUZK_BENCH_POST_LINKS (Winning-like, default 2^10), CUZK_BENCH_JOBS
 //! (C2-like jobs, default 4), CUZK_BENCH_PARTITIONS (per job, default 4),
-//! CUZK_BENCH_PROBES (Winning PoSt submissions under load, default 5).
+//! CUZK_BENCH_PROBES (Winning PoSt submissions under load, default 5),
+//! CUZK_BENCH_SVG (a path: the pipelined run's timeline as an SVG picture).
 
 use std::{
     sync::Arc,
@@ -27,6 +28,8 @@ use cuzk::{
     groth16::{random_rs, ProvingKey},
 };
 use rand::{rngs::OsRng, SeedableRng};
+
+use crate::timeline;
 use serde_json::json;
 
 fn env_usize(name: &str, default: usize) -> Result<usize> {
@@ -167,34 +170,6 @@ fn median(v: &[f64]) -> f64 {
 
 /// One line per partition of the first job(s): when it was synthesized (s)
 /// and proved (P), on a shared time axis.
-fn gantt(events: &[Event], rows: usize) -> String {
-    let end = events.iter().map(|e| e.at).max().unwrap_or_default().as_secs_f64().max(1e-9);
-    const WIDTH: f64 = 100.0;
-    let col = |d: Duration| ((d.as_secs_f64() / end) * WIDTH) as usize;
-    let mut keys: Vec<(JobId, usize)> = events.iter().map(|e| (e.job, e.partition)).collect();
-    keys.dedup();
-    keys.sort();
-    keys.dedup();
-    let mut out = String::new();
-    for (job, partition) in keys.into_iter().take(rows) {
-        let at = |stage| events.iter().find(|e| e.job == job && e.partition == partition && e.stage == stage).map(|e| e.at);
-        let (Some(s0), Some(s1), Some(p0), Some(p1)) =
-            (at(Stage::SynthesisStart), at(Stage::SynthesisEnd), at(Stage::ProveStart), at(Stage::ProveEnd))
-        else {
-            continue;
-        };
-        let mut line = vec![b' '; WIDTH as usize + 1];
-        for c in col(s0)..=col(s1).min(WIDTH as usize) {
-            line[c] = b's';
-        }
-        for c in col(p0)..=col(p1).min(WIDTH as usize) {
-            line[c] = b'P';
-        }
-        out.push_str(&format!("job {:>2} part {:>2} |{}|\n", job.0, partition, String::from_utf8_lossy(&line)));
-    }
-    out
-}
-
 pub fn run(args: &[String]) -> Result<()> {
     if args.first().map(String::as_str) != Some("engine") {
         bail!("usage: cuzk bench engine");
@@ -213,7 +188,13 @@ pub fn run(args: &[String]) -> Result<()> {
     let seq = sequential(&c2_key, c2_links, jobs, partitions)?;
     let (pipe, events) = pipelined(&c2_key, c2_links, jobs, partitions)?;
     let total = (jobs * partitions) as f64;
-    eprintln!("timeline of the pipelined run (s: synthesis, P: proving and verification):\n{}", gantt(&events, 8));
+    let spans = timeline::spans(&events);
+    eprintln!("timeline of the pipelined run (s: synthesis, P: proving and verification):\n{}", timeline::text(&spans, 8));
+    if let Ok(path) = std::env::var("CUZK_BENCH_SVG") {
+        let title = format!("cuzk engine: {jobs} jobs x {partitions} partitions of {c2_links} constraints");
+        std::fs::write(&path, timeline::svg(&spans, &title)).with_context(|| format!("writing {path}"))?;
+        eprintln!("timeline picture: {path}");
+    }
     let (idle, loaded, partition_prove) = post_latency(&c2_key, &post_key, c2_links, post_links, probes)?;
     let config = engine_config()?;
     let report = json!({

@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod timeline;
 
 use std::process::ExitCode;
 

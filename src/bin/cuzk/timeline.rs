@@ -1,0 +1,132 @@
+//! The engine's timeline as spans (one synthesis and one proof per partition)
+//! and as pictures: a text chart for the terminal, an SVG with one lane per
+//! synthesis and prover worker, so overlap and idle gaps can be seen.
+
+use std::{fmt::Write, time::Duration};
+
+use cuzk::engine::{
+    timeline::{Event, Stage},
+    JobId, Priority,
+};
+
+/// One stage of one partition on one worker.
+pub struct Span {
+    pub job: JobId,
+    pub partition: usize,
+    pub priority: Priority,
+    pub proving: bool,
+    pub worker: usize,
+    pub start: f64,
+    pub end: f64,
+}
+
+/// Start events paired with their ends; stages still running are left out.
+pub fn spans(events: &[Event]) -> Vec<Span> {
+    let mut out = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let (proving, end_stage) = match e.stage {
+            Stage::SynthesisStart => (false, Stage::SynthesisEnd),
+            Stage::ProveStart => (true, Stage::ProveEnd),
+            _ => continue,
+        };
+        let end = events[i..].iter().find(|x| x.job == e.job && x.partition == e.partition && x.stage == end_stage);
+        if let Some(end) = end {
+            let (job, partition, priority, worker) = (e.job, e.partition, e.priority, e.worker);
+            out.push(Span { job, partition, priority, proving, worker, start: secs(e.at), end: secs(end.at) });
+        }
+    }
+    out
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// One line per partition (the first `rows`): `s` while synthesized, `P`
+/// while proved and verified.
+pub fn text(spans: &[Span], rows: usize) -> String {
+    const WIDTH: usize = 100;
+    let end = spans.iter().map(|s| s.end).fold(1e-9, f64::max);
+    let col = |t: f64| ((t / end) * WIDTH as f64) as usize;
+    let mut keys: Vec<(JobId, usize)> = spans.iter().map(|s| (s.job, s.partition)).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for (job, partition) in keys.into_iter().take(rows) {
+        let mut line = vec![b' '; WIDTH + 1];
+        for s in spans.iter().filter(|s| s.job == job && s.partition == partition) {
+            let mark = if s.proving { b'P' } else { b's' };
+            line[col(s.start)..=col(s.end).min(WIDTH)].fill(mark);
+        }
+        let _ = writeln!(out, "job {:>2} part {:>2} |{}|", job.0, partition, String::from_utf8_lossy(&line));
+    }
+    out
+}
+
+/// An SVG: a lane per worker (synthesis workers above, prover workers
+/// below), a box per span labelled job.partition, coloured by job, outlined
+/// by priority; a time axis in seconds.
+pub fn svg(spans: &[Span], title: &str) -> String {
+    const LEFT: f64 = 120.0;
+    const WIDTH: f64 = 1000.0;
+    const LANE: f64 = 28.0;
+    const TOP: f64 = 40.0;
+    let end = spans.iter().map(|s| s.end).fold(1e-9, f64::max);
+    let x = |t: f64| LEFT + t / end * WIDTH;
+    // One lane per worker seen, synthesis workers first.
+    let mut lanes: Vec<(bool, usize)> = spans.iter().map(|s| (s.proving, s.worker)).collect();
+    lanes.sort();
+    lanes.dedup();
+    let lane_of = |s: &Span| lanes.iter().position(|&l| l == (s.proving, s.worker)).unwrap_or(0);
+    let lane_y = |s: &Span| TOP + LANE * lane_of(s) as f64;
+    let height = TOP + LANE * lanes.len() as f64 + 40.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="monospace" font-size="11">"#,
+        LEFT + WIDTH + 20.0
+    );
+    let _ = writeln!(out, r#"<text x="{LEFT}" y="20" font-size="14">{}</text>"#, escape(title));
+    for (row, &(proving, worker)) in lanes.iter().enumerate() {
+        let y = TOP + LANE * row as f64;
+        let name = if proving { "prover" } else { "synthesis" };
+        let _ = writeln!(out, r#"<text x="4" y="{}">{name} {worker}</text>"#, y + LANE * 0.6);
+        let _ = writeln!(out, r##"<line x1="{LEFT}" x2="{}" y1="{y}" y2="{y}" stroke="#ddd"/>"##, LEFT + WIDTH);
+    }
+    for s in spans {
+        let (x0, y) = (x(s.start), lane_y(s));
+        let w = (x(s.end) - x0).max(1.0);
+        let hue = (s.job.0 * 67) % 360;
+        let stroke = match s.priority {
+            Priority::High => "#c00",
+            Priority::Medium => "#c80",
+            Priority::Low => "#333",
+        };
+        let _ = writeln!(
+            out,
+            r#"<rect x="{x0:.1}" y="{:.1}" width="{w:.1}" height="{:.1}" fill="hsl({hue},60%,70%)" stroke="{stroke}"><title>job {} partition {} {:?} {}: {:.3}–{:.3} s</title></rect>"#,
+            y + 3.0,
+            LANE - 6.0,
+            s.job.0,
+            s.partition,
+            s.priority,
+            if s.proving { "prove+verify" } else { "synthesis" },
+            s.start,
+            s.end
+        );
+        if w > 30.0 {
+            let _ = writeln!(out, r#"<text x="{:.1}" y="{:.1}">{}.{}</text>"#, x0 + 3.0, y + LANE * 0.6, s.job.0, s.partition);
+        }
+    }
+    let axis_y = TOP + LANE * lanes.len() as f64 + 15.0;
+    for tick in 0..=10 {
+        let t = end * tick as f64 / 10.0;
+        let _ = writeln!(out, r#"<text x="{:.1}" y="{axis_y}">{t:.2}s</text>"#, x(t) - 10.0);
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
