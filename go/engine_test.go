@@ -1,0 +1,128 @@
+package cuzk_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-state-types/proof"
+
+	cuzk "cuzk.dev/go"
+)
+
+func engineCode(err error) cuzk.EngineCode {
+	var e *cuzk.EngineError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+func TestSubmittedPoStProofsVerify(t *testing.T) {
+	s := sealedSector(t)
+	winning, err := cuzk.SubmitWinningPoStWithVanilla(winningPoSt, minerID, postRandomness, [][]byte{vanillaProofOf(t, s, winningPoSt)}, cuzk.PriorityHigh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state, err := winning.Poll(); err != nil || (state != cuzk.JobRunning && state != cuzk.JobDone) {
+		t.Fatalf("Poll: %v, %v", state, err)
+	}
+	bytes, err := winning.Wait(-1)
+	if err != nil || len(bytes) != 192 {
+		t.Fatalf("Wait: %d bytes, %v", len(bytes), err)
+	}
+	expectVerifies(t, "submitted Winning PoSt", true)(s.verifyPoSt(winningPoSt, []proof.PoStProof{{PoStProof: winningPoSt, ProofBytes: bytes}}, postRandomness))
+	if _, err := winning.Poll(); engineCode(err) != cuzk.CodeNotFound {
+		t.Fatalf("a waited job is forgotten: Poll gave %v", err)
+	}
+
+	// A short timeout may pass first; the job goes on until it is waited for.
+	window, err := cuzk.SubmitWindowPoStWithVanilla(windowPoSt, minerID, postRandomness, [][]byte{vanillaProofOf(t, s, windowPoSt)}, cuzk.PriorityDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		bytes, err = window.Wait(20 * time.Millisecond)
+		if !cuzk.IsTimeout(err) {
+			break
+		}
+	}
+	if err != nil || len(bytes) != 192 {
+		t.Fatalf("Wait: %d bytes, %v", len(bytes), err)
+	}
+	expectVerifies(t, "submitted Window PoSt", true)(s.verifyPoSt(windowPoSt, []proof.PoStProof{{PoStProof: windowPoSt, ProofBytes: bytes}}, postRandomness))
+}
+
+func TestSubmittedJobsFailCancelAndReleaseWithCodes(t *testing.T) {
+	s := sealedSector(t)
+	bad, err := cuzk.SubmitWinningPoStWithVanilla(winningPoSt, minerID, postRandomness, [][]byte{[]byte("garbage")}, cuzk.PriorityDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.Wait(-1); engineCode(err) != cuzk.CodeProofFailed || err.Error() == "" {
+		t.Fatalf("garbage vanilla proof: want CodeProofFailed with a message, got %v", err)
+	}
+
+	// Cancelled before it is done, or done before the cancel: never both.
+	job, err := cuzk.SubmitWinningPoStWithVanilla(winningPoSt, minerID, postRandomness, [][]byte{vanillaProofOf(t, s, winningPoSt)}, cuzk.PriorityLow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelErr := job.Cancel()
+	bytes, waitErr := job.Wait(-1)
+	switch {
+	case cancelErr == nil && engineCode(waitErr) == cuzk.CodeCancelled:
+	case engineCode(cancelErr) == cuzk.CodeNotFound && waitErr == nil && len(bytes) == 192:
+	default:
+		t.Fatalf("Cancel gave %v, then Wait %d bytes, %v", cancelErr, len(bytes), waitErr)
+	}
+
+	released, err := cuzk.SubmitWinningPoStWithVanilla(winningPoSt, minerID, postRandomness, [][]byte{vanillaProofOf(t, s, winningPoSt)}, cuzk.PriorityLow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := released.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := released.Wait(0); engineCode(err) != cuzk.CodeNotFound {
+		t.Fatalf("a released job is forgotten: Wait gave %v", err)
+	}
+}
+
+func TestEngineStatusAndConfiguration(t *testing.T) {
+	status, err := cuzk.EngineStatus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report map[string]json.RawMessage
+	if err := json.Unmarshal(status, &report); err != nil {
+		t.Fatalf("status is not a JSON object: %v", err)
+	}
+	for _, key := range []string{"engine", "requests", "resident_parameters", "gpus"} {
+		if _, ok := report[key]; !ok {
+			t.Errorf("status lacks %q: %s", key, status)
+		}
+	}
+
+	config, err := cuzk.EngineConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]json.RawMessage
+	if err := json.Unmarshal(config, &settings); err != nil || settings["synthesis_threads"] == nil {
+		t.Fatalf("config %s: %v", config, err)
+	}
+	same, _ := json.Marshal(map[string]json.RawMessage{"synthesis_threads": settings["synthesis_threads"]})
+	if err := cuzk.ConfigureEngine(same); err != nil {
+		t.Fatalf("setting the value in force: %v", err)
+	}
+	for _, bad := range []string{`{"synthesis_threads": "many"}`, `{"no_such_setting": 1}`, `not json`} {
+		if err := cuzk.ConfigureEngine(json.RawMessage(bad)); engineCode(err) != cuzk.CodeInvalidArgument {
+			t.Errorf("ConfigureEngine(%s): want CodeInvalidArgument, got %v", bad, err)
+		}
+	}
+	if after, _ := cuzk.EngineConfig(); string(after) != string(config) {
+		t.Errorf("bad settings changed the configuration: %s, was %s", after, config)
+	}
+}
