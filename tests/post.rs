@@ -5,8 +5,12 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use cuzk::api::{params, post, sample};
-use filecoin_proofs::PoStType;
+use common::shape;
+use cuzk::{
+    api::{params, post, random_vanilla, sample},
+    circuit::synthesize,
+};
+use filecoin_proofs::{PoStType, SectorShape2KiB};
 use filecoin_proofs_api::{
     post as stock, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
 };
@@ -46,6 +50,21 @@ impl Fixture {
 impl Drop for Fixture {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn random_post_circuits_have_the_sealed_sectors_shape() {
+    let f = fixture(29);
+    for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
+        let vanilla = [f.vanilla(rp)];
+        let real = post::partition_circuits::<SectorShape2KiB>(rp, f.randomness, f.sector.prover_id, &vanilla, post::Scope::All)
+            .unwrap();
+        assert_eq!(real.circuits.len(), 1, "{rp:?}: one partition");
+        let real = synthesize(real.circuits.into_iter().next().unwrap()).unwrap();
+        let random = synthesize(random_vanilla::post_circuit::<SectorShape2KiB>(rp, 7).unwrap()).unwrap();
+        assert_eq!(shape(&real), shape(&random), "{rp:?}");
+        assert_ne!(real.aux, random.aux, "{rp:?}: random witnesses equal the sealed sector's");
     }
 }
 

@@ -3,24 +3,16 @@
 
 mod common;
 
+use common::shape;
 use cuzk::{
     api::{porep, random_vanilla},
-    circuit::{synthesize, Synthesized},
+    circuit::synthesize,
 };
-use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB};
-use filecoin_proofs_api::RegisteredSealProof;
-
-/// Everything of a synthesized circuit that the prover's work depends on.
-fn shape(cs: &Synthesized) -> [usize; 6] {
-    [
-        cs.num_constraints(),
-        cs.inputs.len(),
-        cs.aux.len(),
-        cs.a_aux_density.count(),
-        cs.b_input_density.count(),
-        cs.b_aux_density.count(),
-    ]
-}
+use filecoin_proofs::{
+    parameters::{window_post_setup_params, winning_post_setup_params},
+    SectorShape2KiB, SectorShape32GiB,
+};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 
 #[test]
 fn random_2kib_vanilla_proofs_give_the_sealed_sectors_circuit_shape() {
@@ -47,4 +39,22 @@ fn random_32gib_vanilla_proofs_pass_the_c1_checks_of_every_partition() {
     let parts = porep::partition_circuits::<SectorShape32GiB>(c1).unwrap();
     assert_eq!(parts.circuits.len(), 10);
     assert!(parts.public_inputs.iter().all(|p| !p.is_empty()));
+}
+
+#[test]
+fn random_32gib_post_circuits_have_every_sector_and_winning_synthesizes() {
+    // Stock's circuit parameters: Winning proves its sector once per challenge.
+    let winning = winning_post_setup_params(&RegisteredPoStProof::StackedDrgWinning32GiBV1.as_v1_config()).unwrap();
+    let window = window_post_setup_params(&RegisteredPoStProof::StackedDrgWindow32GiBV1_2.as_v1_config());
+    for (rp, sectors) in [
+        (RegisteredPoStProof::StackedDrgWinning32GiBV1, winning.sector_count),
+        (RegisteredPoStProof::StackedDrgWindow32GiBV1_2, window.sector_count),
+    ] {
+        let circuit = random_vanilla::post_circuit::<SectorShape32GiB>(rp, 3).unwrap();
+        assert_eq!(circuit.sectors.len(), sectors, "{rp:?}");
+    }
+    let winning = random_vanilla::post_circuit::<SectorShape32GiB>(RegisteredPoStProof::StackedDrgWinning32GiBV1, 3).unwrap();
+    let cs = synthesize(winning).unwrap();
+    eprintln!("32 GiB Winning PoSt circuit: {:?} (constraints, inputs, aux, A aux, B inputs, B aux)", shape(&cs));
+    assert!(cs.num_constraints() > cs.inputs.len());
 }

@@ -1,7 +1,8 @@
-//! Shape-true PoRep inputs without a sealed sector: a C1 output whose vanilla
+//! Shape-true inputs without a sealed sector: a PoRep C1 output whose vanilla
 //! proofs have exactly the structure of the registered proof's (partitions,
 //! challenges, layers, parents, Merkle paths of each tree's arity and depth)
-//! filled with random values. Its circuits synthesize to the real circuit's
+//! filled with random values, and likewise the circuit of a full Winning or
+//! Window PoSt partition. Its circuits synthesize to the real circuit's
 //! shape with witnesses that do not satisfy it: for timing full-size proofs
 //! that cannot be sealed here, never for proofs anyone verifies.
 
@@ -9,15 +10,23 @@ use std::any::Any;
 
 use anyhow::{anyhow, Result};
 use filecoin_hashers::{poseidon::PoseidonDomain, Domain, Hasher};
-use filecoin_proofs::{parameters::setup_params, DefaultPieceHasher};
+use filecoin_proofs::{
+    parameters::{setup_params, window_post_setup_params, winning_post_setup_params},
+    DefaultPieceHasher, PoStType,
+};
 use filecoin_proofs_api::{
     seal::{SealCommitPhase1Output, VanillaSealProof},
-    RegisteredSealProof,
+    RegisteredPoStProof, RegisteredSealProof,
 };
 use generic_array::typenum::{Unsigned, U2};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use storage_proofs_core::merkle::{MerkleProof, MerkleTreeTrait};
+use storage_proofs_core::{
+    compound_proof::{self, CompoundProof},
+    merkle::{MerkleProof, MerkleTreeTrait},
+    sector::SectorId,
+};
+use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector, SectorProof};
 use storage_proofs_porep::stacked::{
     ColumnProof, EncodingProof, LabelingProof, Proof, ReplicaColumnProof, TOTAL_PARENTS,
 };
@@ -63,6 +72,42 @@ fn porep_c1_typed<Tree: 'static + MerkleTreeTrait>(rp: RegisteredSealProof, seed
         seed: field(&mut rng),
         ticket: field(&mut rng),
     })
+}
+
+/// The circuit of partition 0 of a `rp` PoSt whose sectors all take part
+/// (Window: `sector_count` of them; Winning: its one sector, every challenge),
+/// with random contents reproducible from `seed`.
+pub fn post_circuit<Tree: 'static + MerkleTreeTrait>(rp: RegisteredPoStProof, seed: u64) -> Result<FallbackPoStCircuit<Tree>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let config = rp.as_v1_config();
+    let vanilla_params = match config.typ {
+        PoStType::Winning => winning_post_setup_params(&config)?,
+        PoStType::Window => window_post_setup_params(&config),
+    };
+    let pub_params = <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::setup(
+        &compound_proof::SetupParams { vanilla_params, partitions: None, priority: false },
+    )?;
+    let params = &pub_params.vanilla_params;
+    let nodes = (params.sector_size / 32) as usize;
+    let sectors = (0..params.sector_count)
+        .map(|_| {
+            let comm_r_last = Domain::random(&mut rng);
+            SectorProof {
+                inclusion_proofs: (0..params.challenge_count).map(|_| tree_r_path::<Tree>(nodes, comm_r_last, &mut rng)).collect(),
+                comm_c: Domain::random(&mut rng),
+                comm_r_last,
+            }
+        })
+        .collect();
+    let pub_inputs = fallback::PublicInputs {
+        randomness: Domain::random(&mut rng),
+        prover_id: Domain::random(&mut rng),
+        sectors: (0..params.sector_count as u64)
+            .map(|id| PublicSector { id: SectorId::from(id), comm_r: Domain::random(&mut rng) })
+            .collect(),
+        k: Some(0),
+    };
+    Ok(FallbackPoStCompound::<Tree>::circuit(&pub_inputs, Default::default(), &fallback::Proof { sectors }, params, Some(0))?)
 }
 
 struct Shape<Tree: MerkleTreeTrait> {

@@ -4,7 +4,10 @@
 
 use std::sync::Once;
 
-use cuzk::api::{params, sample};
+use cuzk::{
+    api::{params, sample},
+    circuit::Synthesized,
+};
 use filecoin_proofs_api::RegisteredSealProof;
 
 static PARAMS: Once = Once::new();
@@ -22,4 +25,16 @@ pub fn porep_params() {
 pub fn sealed_2kib(seed: u64) -> sample::SealedSector {
     porep_params();
     sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, seed).expect("sealing")
+}
+
+/// Everything of a synthesized circuit that the prover's work depends on.
+pub fn shape(cs: &Synthesized) -> [usize; 6] {
+    [
+        cs.num_constraints(),
+        cs.inputs.len(),
+        cs.aux.len(),
+        cs.a_aux_density.count(),
+        cs.b_input_density.count(),
+        cs.b_aux_density.count(),
+    ]
 }
