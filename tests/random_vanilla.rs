@@ -58,3 +58,9 @@ fn random_32gib_post_circuits_have_every_sector_and_winning_synthesizes() {
     eprintln!("32 GiB Winning PoSt circuit: {:?} (constraints, inputs, aux, A aux, B inputs, B aux)", shape(&cs));
     assert!(cs.num_constraints() > cs.inputs.len());
 }
+
+#[test]
+fn random_32gib_update_circuit_builds() {
+    let rp = filecoin_proofs_api::RegisteredUpdateProof::StackedDrg32GiBV1;
+    random_vanilla::update_circuit::<SectorShape32GiB>(rp, 5).unwrap();
+}

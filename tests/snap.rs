@@ -6,10 +6,13 @@ mod common;
 
 use std::path::PathBuf;
 
+use common::shape;
 use cuzk::{
-    api::{params, sample},
+    api::{params, random_vanilla, sample, snap},
+    circuit::synthesize,
     ffi::{destroy::*, slices::*, snap::*, types::*},
 };
+use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::{update as stock, RegisteredSealProof};
 
 struct Fixture {
@@ -124,6 +127,18 @@ fn c_verify(proof: &[u8], c: &Comms) -> Result<bool, String> {
         destroy_empty_sector_update_verify_proof_response(resp);
         out
     }
+}
+
+#[test]
+fn random_update_circuits_have_the_real_updates_shape() {
+    let f = fixture(37);
+    let u = &f.update;
+    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
+    let real = snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &f.vanilla(), comms).unwrap();
+    let real = synthesize(real.circuits.into_iter().next().unwrap()).unwrap();
+    let random = synthesize(random_vanilla::update_circuit::<SectorShape2KiB>(u.registered_proof, 7).unwrap()).unwrap();
+    assert_eq!(shape(&real), shape(&random));
+    assert_ne!(real.aux, random.aux, "random witnesses equal the real update's");
 }
 
 #[test]

@@ -1,32 +1,38 @@
 //! Shape-true inputs without a sealed sector: a PoRep C1 output whose vanilla
 //! proofs have exactly the structure of the registered proof's (partitions,
 //! challenges, layers, parents, Merkle paths of each tree's arity and depth)
-//! filled with random values, and likewise the circuit of a full Winning or
-//! Window PoSt partition. Its circuits synthesize to the real circuit's
+//! filled with random values, and likewise the circuits of a full Winning or
+//! Window PoSt partition and of a SnapDeals partition. Its circuits synthesize to the real circuit's
 //! shape with witnesses that do not satisfy it: for timing full-size proofs
 //! that cannot be sealed here, never for proofs anyone verifies.
 
 use std::any::Any;
 
 use anyhow::{anyhow, Result};
+use blstrs::Scalar as Fr;
 use filecoin_hashers::{poseidon::PoseidonDomain, Domain, Hasher};
 use filecoin_proofs::{
     parameters::{setup_params, window_post_setup_params, winning_post_setup_params},
-    DefaultPieceHasher, PoStType,
+    DefaultPieceHasher, PoStType, SectorUpdateConfig,
 };
 use filecoin_proofs_api::{
     seal::{SealCommitPhase1Output, VanillaSealProof},
-    RegisteredPoStProof, RegisteredSealProof,
+    RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof,
 };
 use generic_array::typenum::{Unsigned, U2};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use storage_proofs_core::{
     compound_proof::{self, CompoundProof},
-    merkle::{MerkleProof, MerkleTreeTrait},
+    merkle::{MerkleProof, MerkleProofTrait, MerkleTreeTrait},
     sector::SectorId,
 };
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector, SectorProof};
+use storage_proofs_update::{
+    constants::{TreeDHasher, TreeRHasher},
+    phi, rho, ChallengeProof, Challenges, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
+    SetupParams,
+};
 use storage_proofs_porep::stacked::{
     ColumnProof, EncodingProof, LabelingProof, Proof, ReplicaColumnProof, TOTAL_PARENTS,
 };
@@ -108,6 +114,47 @@ pub fn post_circuit<Tree: 'static + MerkleTreeTrait>(rp: RegisteredPoStProof, se
         k: Some(0),
     };
     Ok(FallbackPoStCompound::<Tree>::circuit(&pub_inputs, Default::default(), &fallback::Proof { sectors }, params, Some(0))?)
+}
+
+/// The circuit of partition 0 of a `rp` SnapDeals update (all partitions have
+/// one shape), with random contents reproducible from `seed`.
+pub fn update_circuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    rp: RegisteredUpdateProof,
+    seed: u64,
+) -> Result<EmptySectorUpdateCircuit<Tree>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let config = SectorUpdateConfig::from_porep_config(&rp.as_v1_config());
+    let partitions = usize::from(config.update_partitions);
+    let pub_params = <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::setup(&compound_proof::SetupParams {
+        vanilla_params: SetupParams { sector_bytes: u64::from(config.sector_size) },
+        partitions: Some(partitions),
+        priority: false,
+    })?;
+    let params = &pub_params.vanilla_params;
+    let (comm_r_old, comm_r_new, comm_d_new) = (Domain::random(&mut rng), Domain::random(&mut rng), Domain::random(&mut rng));
+    // The circuit asserts (outside its constraints) that each new replica leaf
+    // is the old one encoded with the new data under the challenge's rho.
+    let phi = phi(&comm_d_new, &comm_r_old);
+    let high_shift = params.sector_nodes.trailing_zeros() as usize - config.h;
+    let challenge_proofs = Challenges::new(params.sector_nodes, comm_r_new, 0)
+        .take(params.challenge_count)
+        .map(|c| {
+            let proof_r_old = tree_r_path::<Tree>(params.sector_nodes, comm_r_old, &mut rng);
+            let proof_d_new = binary_path::<TreeDHasher>(params.sector_nodes, comm_d_new, &mut rng);
+            let (old, data): (Fr, Fr) = (proof_r_old.leaf().into(), proof_d_new.leaf().into());
+            let new_leaf = old + data * rho(&phi, c >> high_shift);
+            let proof_r_new = tree_r_path::<Tree>(params.sector_nodes, comm_r_new, &mut rng);
+            let (path, root) = (proof_r_new.path(), proof_r_new.root());
+            ChallengeProof { proof_r_old, proof_d_new, proof_r_new: MerkleProof::from_parts(new_leaf.into(), root, path) }
+        })
+        .collect();
+    let proof = PartitionProof::<Tree> {
+        comm_c: Domain::random(&mut rng),
+        apex_leafs: (0..params.apex_leaf_count).map(|_| Domain::random(&mut rng)).collect(),
+        challenge_proofs,
+    };
+    let pub_inputs = PublicInputs { k: partitions, comm_r_old, comm_d_new, comm_r_new, h: config.h };
+    Ok(EmptySectorUpdateCompound::<Tree>::circuit(&pub_inputs, (), &proof, params, Some(0))?)
 }
 
 struct Shape<Tree: MerkleTreeTrait> {

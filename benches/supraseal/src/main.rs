@@ -11,8 +11,9 @@
 //! CUDA device.
 //!
 //! env: CUZK_BENCH_PROOFS (default "porep-2KiB,22,24,26": log2 sizes of
-//! synthetic circuits, porep-2KiB, porep-32GiB, winning-32GiB or window-32GiB:
-//! a full partition of the 32 GiB PoSt circuits from `random_vanilla::post_circuit`),
+//! synthetic circuits, porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB or
+//! snap-32GiB: a partition of the 32 GiB PoSt and SnapDeals circuits from
+//! `random_vanilla::{post_circuit, update_circuit}`),
 //! CUZK_BENCH_RUNS (default 3),
 //! CUZK_BENCH_WARMUP (unmeasured runs first, default 1; the first circuit of a
 //! process also pays the JIT of supraseal's kernels), CUZK_BENCH_CPU_MAX_LOG (largest circuit, as log2 of its domain, that the CPU
@@ -41,7 +42,7 @@ use cuzk::{
     groth16::{self, prove_with, synthetic_srs, ProvingKey},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB};
-use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
@@ -305,9 +306,13 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let circuit = random_vanilla::post_circuit::<SectorShape32GiB>(rp, 1)?;
             return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
         }
+        "snap-32GiB" => {
+            let circuit = random_vanilla::update_circuit::<SectorShape32GiB>(RegisteredUpdateProof::StackedDrg32GiBV1, 1)?;
+            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+        }
         _ => {}
     }
-    let log: u32 = which.parse().with_context(|| format!("{which:?} is not porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB or a log2 size"))?;
+    let log: u32 = which.parse().with_context(|| format!("{which:?} is not porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB, snap-32GiB or a log2 size"))?;
     let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
     bench_circuit(&format!("synthetic-2^{log}"), circuit, warmup, runs, cpu_max, tmp)
 }
@@ -357,7 +362,7 @@ fn main() -> Result<()> {
         "runs": runs,
         "warmup_runs": warmup,
         "r": 11, "s": 13,
-        "circuits": "2^k: cuzk::circuit::MulChain { start: 3, links: 2^k - 2 }; porep-2KiB: partition 0 of a sealed 2 KiB V1_1 sector; porep-32GiB: partition 0 of StackedDrg32GiBV1_1 from api::random_vanilla::porep_c1(seed 1); winning-/window-32GiB: api::random_vanilla::post_circuit(seed 1); keys synthetic_srs::key_for(cs, seed = log2 domain)",
+        "circuits": "2^k: cuzk::circuit::MulChain { start: 3, links: 2^k - 2 }; porep-2KiB: partition 0 of a sealed 2 KiB V1_1 sector; porep-32GiB: partition 0 of StackedDrg32GiBV1_1 from api::random_vanilla::porep_c1(seed 1); winning-/window-32GiB: api::random_vanilla::post_circuit(seed 1); snap-32GiB: api::random_vanilla::update_circuit(seed 1); keys synthetic_srs::key_for(cs, seed = log2 domain)",
         "all_ok": all_ok,
         "results": results,
     });
