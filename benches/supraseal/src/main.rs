@@ -116,9 +116,9 @@ fn is_tmpfs(dir: &Path) -> bool {
 
 /// Proves `circuit` with cuzk (GPU, and CPU where the circuit is at most
 /// 2^cpu_max) and supraseal; `name` names it in the report and file names.
-fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
+fn bench_circuit<C: Circuit<Fr> + Send>(
     name: &str,
-    circuit: C,
+    circuit: impl Fn() -> C,
     warmup: usize,
     runs: usize,
     cpu_max: u32,
@@ -128,7 +128,7 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
 
     // The key, from a first synthesis (also gives the sizes for the memory checks).
     let t = Instant::now();
-    let cs = synthesize(circuit.clone())?;
+    let cs = synthesize(circuit())?;
     let first_synth_s = secs(t);
     let g1 = std::mem::size_of::<G1Affine>() as u64;
     let g2 = std::mem::size_of::<G2Affine>() as u64;
@@ -180,7 +180,7 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
             Some(done) => done,
             None => {
                 let t = Instant::now();
-                (synthesize(circuit.clone())?, secs(t))
+                (synthesize(circuit())?, secs(t))
             }
         };
         let t1 = Instant::now();
@@ -207,7 +207,7 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
     // cuzk's CPU prover (synthesis excluded), for circuits small enough.
     let mut cpu = Vec::new();
     if log <= cpu_max {
-        let cs = synthesize(circuit.clone())?;
+        let cs = synthesize(circuit())?;
         for i in 0..runs.min(2) {
             let t = Instant::now();
             let proof = groth16::prove(&pk, cs.clone(), r, s)?;
@@ -228,7 +228,7 @@ fn bench_circuit<C: Circuit<Fr> + Clone + Send>(
     let mut sup_proofs: Vec<Vec<u8>> = Vec::new();
     for i in 0..warmup + runs {
         let t = Instant::now();
-        let proofs = create_proof_batch_in_priority(vec![circuit.clone()], &params, vec![r], vec![s])
+        let proofs = create_proof_batch_in_priority(vec![circuit()], &params, vec![r], vec![s])
             .map_err(|e| anyhow!("supraseal prover: {e}"))?;
         let el = secs(t);
         let mut bytes = Vec::new();
@@ -289,13 +289,13 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
             let parts = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json)?)?;
             let circuit = parts.circuits.into_iter().next().context("a partition")?;
-            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
         }
         "porep-32GiB" => {
             let c1 = random_vanilla::porep_c1(RegisteredSealProof::StackedDrg32GiBV1_1, 1)?;
             let parts = porep::partition_circuits::<SectorShape32GiB>(c1)?;
             let circuit = parts.circuits.into_iter().next().context("a partition")?;
-            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
         }
         "winning-32GiB" | "window-32GiB" => {
             let rp = if which == "winning-32GiB" {
@@ -304,17 +304,20 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
                 RegisteredPoStProof::StackedDrgWindow32GiBV1_2
             };
             let circuit = random_vanilla::post_circuit::<SectorShape32GiB>(rp, 1)?;
-            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
         }
         "snap-32GiB" => {
-            let circuit = random_vanilla::update_circuit::<SectorShape32GiB>(RegisteredUpdateProof::StackedDrg32GiBV1, 1)?;
+            // Not Clone: rebuilt from its seed for every synthesis.
+            let rp = RegisteredUpdateProof::StackedDrg32GiBV1;
+            random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?;
+            let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
             return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
         }
         _ => {}
     }
     let log: u32 = which.parse().with_context(|| format!("{which:?} is not porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB, snap-32GiB or a log2 size"))?;
     let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
-    bench_circuit(&format!("synthetic-2^{log}"), circuit, warmup, runs, cpu_max, tmp)
+    bench_circuit(&format!("synthetic-2^{log}"), || circuit.clone(), warmup, runs, cpu_max, tmp)
 }
 
 fn hex(b: &[u8]) -> String {
