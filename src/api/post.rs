@@ -13,7 +13,7 @@ use filecoin_proofs::{
     single_partition_vanilla_proofs, FallbackPoStSectorProof, PoStConfig, PoStType, PrivateReplicaInfo,
 };
 use filecoin_proofs_api::RegisteredPoStProof;
-use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, error::Error as StorageProofsError, merkle::MerkleTreeTrait, sector::SectorId};
+use storage_proofs_core::{compound_proof::CompoundProof, error::Error as StorageProofsError, merkle::MerkleTreeTrait, proof::ProofScheme, sector::SectorId};
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PrivateSector, PublicSector};
 use rayon::prelude::*;
 
@@ -199,6 +199,16 @@ pub struct PostCircuits<Tree: 'static + MerkleTreeTrait> {
     pub public_inputs: Vec<Vec<Fr>>,
 }
 
+/// The vanilla public parameters the circuits of `config`'s PoSt type take
+/// (Winning: its sector once per challenge).
+pub(super) fn circuit_params<Tree: 'static + MerkleTreeTrait>(config: &PoStConfig) -> Result<fallback::PublicParams> {
+    let vanilla_params = match config.typ {
+        PoStType::Winning => winning_post_setup_params(config)?,
+        PoStType::Window => window_post_setup_params(config),
+    };
+    Ok(<FallbackPoSt<'_, Tree> as ProofScheme<'_>>::setup(&vanilla_params)?)
+}
+
 /// Checks the vanilla proofs against `rp` and builds the circuit of each
 /// partition `scope` selects, as stock's `circuit_proofs` does.
 pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
@@ -218,7 +228,7 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
                 .map_err(|e| anyhow!("vanilla proof {i} is not a {rp:?} vanilla proof: {e}"))
         })
         .collect::<Result<Vec<_>>>()?;
-    let (vanilla_params, partitions) = match config.typ {
+    let partitions = match config.typ {
         PoStType::Winning => {
             ensure!(
                 sector_proofs.len() == config.sector_count,
@@ -226,15 +236,11 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
                 config.sector_count,
                 sector_proofs.len()
             );
-            (winning_post_setup_params(&config)?, None)
+            None
         }
-        PoStType::Window => {
-            (window_post_setup_params(&config), partitions_for_window(sector_proofs.len(), &config))
-        }
+        PoStType::Window => partitions_for_window(sector_proofs.len(), &config),
     };
-    let pub_params = <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::setup(
-        &compound_proof::SetupParams { vanilla_params, partitions, priority: false },
-    )?;
+    let vanilla_params = circuit_params::<Tree>(&config)?;
     let pub_inputs = fallback::PublicInputs {
         randomness: as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&randomness, "randomness")?,
         prover_id: as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&prover_id, "prover_id")?,
@@ -251,7 +257,7 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
         prover_id: pub_inputs.prover_id,
         sectors: match config.typ {
             PoStType::Winning => {
-                (0..pub_params.vanilla_params.sector_count).flat_map(|_| pub_inputs.sectors.iter().cloned()).collect()
+                (0..vanilla_params.sector_count).flat_map(|_| pub_inputs.sectors.iter().cloned()).collect()
             }
             PoStType::Window => pub_inputs.sectors.clone(),
         },
@@ -260,13 +266,13 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
     let partitioned = match scope {
         Scope::All => partition_vanilla_proofs(
             &config,
-            &pub_params.vanilla_params,
+            &vanilla_params,
             &pub_inputs,
             partitions.unwrap_or(1),
             &sector_proofs,
         )?,
         Scope::Partition(_) => {
-            vec![single_partition_vanilla_proofs(&config, &pub_params.vanilla_params, &pub_inputs, &sector_proofs)?]
+            vec![single_partition_vanilla_proofs(&config, &vanilla_params, &pub_inputs, &sector_proofs)?]
         }
     };
     // Partition k of the proofs handed over.
@@ -277,12 +283,12 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
             &pub_inputs,
             Default::default(),
             proof,
-            &pub_params.vanilla_params,
+            &vanilla_params,
             Some(k),
         )?);
         inputs.push(FallbackPoStCompound::<Tree>::generate_public_inputs(
             &verifier_view,
-            &pub_params.vanilla_params,
+            &vanilla_params,
             Some(k),
         )?);
     }

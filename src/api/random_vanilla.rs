@@ -12,8 +12,8 @@ use anyhow::{anyhow, Result};
 use blstrs::Scalar as Fr;
 use filecoin_hashers::{poseidon::PoseidonDomain, Domain, Hasher};
 use filecoin_proofs::{
-    parameters::{setup_params, window_post_setup_params, winning_post_setup_params},
-    DefaultPieceHasher, PoStType, SectorUpdateConfig,
+    parameters::setup_params,
+    DefaultPieceHasher, SectorUpdateConfig,
 };
 use filecoin_proofs_api::{
     seal::{SealCommitPhase1Output, VanillaSealProof},
@@ -23,21 +23,20 @@ use generic_array::typenum::{Unsigned, U2};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use storage_proofs_core::{
-    compound_proof::{self, CompoundProof},
+    compound_proof::CompoundProof,
     merkle::{MerkleProof, MerkleProofTrait, MerkleTreeTrait},
     sector::SectorId,
 };
-use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PublicSector, SectorProof};
+use storage_proofs_post::fallback::{self, FallbackPoStCircuit, FallbackPoStCompound, PublicSector, SectorProof};
 use storage_proofs_update::{
     constants::{TreeDHasher, TreeRHasher},
     phi, rho, ChallengeProof, Challenges, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
-    SetupParams,
 };
 use storage_proofs_porep::stacked::{
     ColumnProof, EncodingProof, LabelingProof, Proof, ReplicaColumnProof, TOTAL_PARENTS,
 };
 
-use super::shape::with_shape;
+use super::{post, shape::with_shape, snap};
 
 /// A C1 output of `rp`'s shape with random contents, reproducible from `seed`.
 pub fn porep_c1(rp: RegisteredSealProof, seed: u64) -> Result<SealCommitPhase1Output> {
@@ -85,15 +84,7 @@ fn porep_c1_typed<Tree: 'static + MerkleTreeTrait>(rp: RegisteredSealProof, seed
 /// with random contents reproducible from `seed`.
 pub fn post_circuit<Tree: 'static + MerkleTreeTrait>(rp: RegisteredPoStProof, seed: u64) -> Result<FallbackPoStCircuit<Tree>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let config = rp.as_v1_config();
-    let vanilla_params = match config.typ {
-        PoStType::Winning => winning_post_setup_params(&config)?,
-        PoStType::Window => window_post_setup_params(&config),
-    };
-    let pub_params = <FallbackPoStCompound<Tree> as CompoundProof<FallbackPoSt<'_, Tree>, _>>::setup(
-        &compound_proof::SetupParams { vanilla_params, partitions: None, priority: false },
-    )?;
-    let params = &pub_params.vanilla_params;
+    let params = &post::circuit_params::<Tree>(&rp.as_v1_config())?;
     let nodes = (params.sector_size / 32) as usize;
     let sectors = (0..params.sector_count)
         .map(|_| {
@@ -124,13 +115,7 @@ pub fn update_circuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 ) -> Result<EmptySectorUpdateCircuit<Tree>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let config = SectorUpdateConfig::from_porep_config(&rp.as_v1_config());
-    let partitions = usize::from(config.update_partitions);
-    let pub_params = <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::setup(&compound_proof::SetupParams {
-        vanilla_params: SetupParams { sector_bytes: u64::from(config.sector_size) },
-        partitions: Some(partitions),
-        priority: false,
-    })?;
-    let params = &pub_params.vanilla_params;
+    let params = &snap::circuit_params::<Tree>(&config)?;
     let (comm_r_old, comm_r_new, comm_d_new) = (Domain::random(&mut rng), Domain::random(&mut rng), Domain::random(&mut rng));
     // The circuit asserts (outside its constraints) that each new replica leaf
     // is the old one encoded with the new data under the challenge's rho.
@@ -153,7 +138,7 @@ pub fn update_circuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
         apex_leafs: (0..params.apex_leaf_count).map(|_| Domain::random(&mut rng)).collect(),
         challenge_proofs,
     };
-    let pub_inputs = PublicInputs { k: partitions, comm_r_old, comm_d_new, comm_r_new, h: config.h };
+    let pub_inputs = PublicInputs { k: usize::from(config.update_partitions), comm_r_old, comm_d_new, comm_r_new, h: config.h };
     Ok(EmptySectorUpdateCompound::<Tree>::circuit(&pub_inputs, (), &proof, params, Some(0))?)
 }
 

@@ -101,6 +101,18 @@ fn domain<D: Domain>(bytes: &[u8; 32], what: &str) -> Result<D> {
     D::try_from_bytes(bytes).map_err(|e| anyhow!("{what} is not a field element: {e}"))
 }
 
+/// The vanilla public parameters the circuits of `config`'s updates take.
+pub(super) fn circuit_params<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    config: &SectorUpdateConfig,
+) -> Result<storage_proofs_update::PublicParams> {
+    let pub_params = <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::setup(&compound_proof::SetupParams {
+        vanilla_params: SetupParams { sector_bytes: u64::from(config.sector_size) },
+        partitions: Some(usize::from(config.update_partitions)),
+        priority: false,
+    })?;
+    Ok(pub_params.vanilla_params)
+}
+
 /// Checks the vanilla proofs against `rp` and builds the circuit of each partition.
 pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     rp: RegisteredUpdateProof,
@@ -122,12 +134,7 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
         comm_r_new: domain(&comms.comm_r_new, "comm_r_new")?,
         h: config.h,
     };
-    let pub_params = <EmptySectorUpdateCompound<Tree> as CompoundProof<_, _>>::setup(&compound_proof::SetupParams {
-        vanilla_params: SetupParams { sector_bytes: u64::from(config.sector_size) },
-        partitions: Some(partitions),
-        priority: false,
-    })?;
-    let vp = &pub_params.vanilla_params;
+    let vp = &circuit_params::<Tree>(&config)?;
     let mut out = UpdateCircuits { circuits: Vec::with_capacity(partitions), public_inputs: Vec::with_capacity(partitions) };
     for (k, bytes) in vanilla.iter().enumerate() {
         let proof: PartitionProof<Tree> = bincode::deserialize(bytes)
