@@ -11,6 +11,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use common::c_program;
 use cuzk::ffi::{destroy::*, info::*, logging::init_log_fd, pieces::*, seal::*, sealing::*, types::*};
 use filecoin_hashers::{poseidon::PoseidonFunction, Domain, HashFunction};
 use filecoin_proofs_api::{seal as stock, PieceInfo, RegisteredPoStProof, RegisteredSealProof, UnpaddedBytesAmount};
@@ -592,58 +593,24 @@ fn bad_inputs_are_errors_that_say_what_is_wrong() {
 
 /// The target profile folder of this test binary (`target/release`), where
 /// cargo puts libcuzk.so.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
 #[test]
 fn c_program_drives_the_sealing_surface_under_asan() {
-    use std::process::Command;
     let dir = Dir::new("c");
-    let lib_dir = profile_dir();
-    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cargo.args(["build", "--lib"]).current_dir(env!("CARGO_MANIFEST_DIR"));
-    if lib_dir.ends_with("release") {
-        cargo.arg("--release");
-    }
-    assert!(cargo.status().expect("running cargo").success(), "building libcuzk.so");
     let data = random(2032, 31);
     fs::write(dir.join("piece0"), &data[..1016]).unwrap();
     fs::write(dir.join("piece1"), &data[1016..]).unwrap();
     fs::create_dir_all(dir.join("cache")).unwrap();
     File::create(dir.join("sealed")).unwrap();
 
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let exe = dir.join("sealing_flow");
-    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"])
-        .arg(format!("-I{}", root.join("include").display()))
-        .arg(root.join("tests/c/sealing_flow.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", lib_dir.display()))
-        .arg("-lcuzk")
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-        .status()
-        .expect("running the C compiler");
-    assert!(status.success(), "compiling tests/c/sealing_flow.c");
-    let out = Command::new(&exe)
-        .arg(&dir.0)
-        .env("FIL_PROOFS_PARAMETER_CACHE", cuzk::api::params::use_local_cache_unless_set())
-        .env("RUST_LOG", "debug")
-        .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
-        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1")
-        .output()
-        .expect("running the C program");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let exe = c_program::build("sealing_flow", &dir.0);
+    let out = c_program::run(&exe, |cmd| {
+        cmd.arg(&dir.0)
+            .env("FIL_PROOFS_PARAMETER_CACHE", cuzk::api::params::use_local_cache_unless_set())
+            .env("RUST_LOG", "debug")
+    });
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("seal_pre_commit_phase1: start"), "the log went to stderr, not the descriptor");
-    assert!(
-        out.status.success(),
-        "C program failed\nstdout:\n{stdout}\nstderr (tail):\n{}",
-        &stderr[stderr.len().saturating_sub(6000)..]
-    );
+    let stdout = c_program::succeeded(&out);
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
     println!("{stdout}");
 }

@@ -2,6 +2,8 @@
 //! 2 KiB sector.
 #![allow(dead_code)]
 
+pub mod c_program;
+
 use std::sync::Once;
 
 use cuzk::{

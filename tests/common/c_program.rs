@@ -1,0 +1,68 @@
+//! The C test programs of tests/c/: each is built against include/cuzk.h with
+//! strict warnings and AddressSanitizer + UBSan, linked to libcuzk.so.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+/// The target profile folder of this test binary (`target/release`), where
+/// cargo puts libcuzk.so.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn ensure_cdylib(dir: &Path) {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(["build", "--lib"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+    if dir.ends_with("release") {
+        cmd.arg("--release");
+    }
+    assert!(cmd.status().expect("running cargo").success(), "building libcuzk.so");
+    assert!(dir.join("libcuzk.so").exists());
+}
+
+/// Builds `tests/c/<name>.c` into `work` and returns the executable.
+pub fn build(name: &str, work: &Path) -> PathBuf {
+    let dir = profile_dir();
+    ensure_cdylib(&dir);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let exe = work.join(name);
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(cc)
+        .args(["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror"])
+        .args(["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(root.join(format!("tests/c/{name}.c")))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", dir.display()))
+        .arg("-lcuzk")
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .status()
+        .expect("running the C compiler");
+    assert!(status.success(), "compiling tests/c/{name}.c");
+    exe
+}
+
+/// Runs a built program under the sanitizers' settings; `command` adds its
+/// arguments and environment.
+pub fn run(exe: &Path, command: impl FnOnce(&mut Command) -> &mut Command) -> Output {
+    let mut cmd = Command::new(exe);
+    cmd.env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
+    command(&mut cmd).output().expect("running the C program")
+}
+
+/// Its stdout, after asserting that it succeeded (else both outputs).
+pub fn succeeded(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "C program failed\nstdout:\n{stdout}\nstderr (tail):\n{}",
+        &stderr[stderr.len().saturating_sub(6000)..]
+    );
+    stdout
+}
