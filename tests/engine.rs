@@ -19,7 +19,7 @@ use cuzk::{
     engine::{
         is_cancelled, requests,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, WaitOutcome,
+        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
     },
     groth16::{Proof, ProvingKey},
 };
@@ -59,6 +59,7 @@ fn job(priority: Priority, partitions: usize, seed: u64) -> JobSpec {
         label: format!("test job {seed} ({priority:?})"),
         key: KEY.clone(),
         partitions: (0..partitions).map(|k| partition(seed * 1000 + k as u64, LINKS)).collect(),
+        verification: Verification::Required,
     }
 }
 
@@ -69,6 +70,8 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         synthesis_threads,
         prover_workers: 1,
         ready_queue_depth,
+        post_memory_reserve: 0,
+        gpus: None,
     }
 }
 
@@ -277,7 +280,8 @@ fn status_reports_queues_jobs_memory_and_counters() {
     let s = engine.status();
     assert!(s.paused);
     assert_eq!((s.pending_partitions, s.ready_partitions, s.synthesizing, s.proving), (3, 0, 0, 0));
-    assert_eq!((s.synthesis_workers, s.prover_workers, s.prover), (1, 1, "cpu"));
+    // One synthesis thread for C2, plus the two kept for PoSt.
+    assert_eq!((s.synthesis_workers, s.prover_workers, s.prover), (1 + 2, 1, "cpu"));
     assert_eq!(s.jobs.iter().map(|j| (j.id, j.state, j.partitions)).collect::<Vec<_>>(), vec![(a, JobState::Queued, 2), (b, JobState::Queued, 1)]);
     assert_eq!(s.jobs[1].kind, ProofKind::WinningPost);
     assert_eq!(s.memory.keys_bytes, KEY.size_bytes() as u64);
@@ -305,10 +309,10 @@ fn a_running_engine_takes_a_new_configuration() {
     let engine = Engine::new(config(1, 1));
     let mut c = engine.config().updated(br#"{"synthesis_threads": 3, "ready_queue_depth": 3}"#).unwrap();
     engine.configure(c.clone());
-    assert_eq!(engine.status().synthesis_workers, 3);
+    assert_eq!(engine.status().synthesis_workers, 3 + 2);
     c.synthesis_threads = 1;
     engine.configure(c);
-    wait_until("workers to retire", || engine.status().synthesis_workers == 1);
+    wait_until("workers to retire", || engine.status().synthesis_workers == 1 + 2);
     let id = engine.submit(job(Priority::Low, 2, 50)).unwrap();
     assert_eq!(finished(&engine, id).unwrap().len(), 2);
 }

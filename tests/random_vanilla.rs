@@ -6,7 +6,7 @@ mod common;
 use common::shape;
 use cuzk::{
     api::{porep, random_vanilla},
-    circuit::synthesize,
+    circuit::{synthesize, synthesize_pieces},
 };
 use filecoin_proofs::{
     parameters::{window_post_setup_params, winning_post_setup_params},
@@ -20,11 +20,18 @@ fn random_2kib_vanilla_proofs_give_the_sealed_sectors_circuit_shape() {
     let sealed = cuzk::api::sample::seal_sector_in_temp(rp, 51).unwrap();
     let real = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sealed.c1_json).unwrap()).unwrap();
     let random = porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, 7).unwrap()).unwrap();
+    let random_pieces = porep::partition_pieces::<SectorShape2KiB>(random_vanilla::porep_c1(rp, 7).unwrap()).unwrap();
+    let real_pieces = porep::partition_pieces::<SectorShape2KiB>(porep::parse_c1(&sealed.c1_json).unwrap()).unwrap();
     assert_eq!(real.circuits.len(), random.circuits.len());
-    for (k, (a, b)) in real.circuits.into_iter().zip(random.circuits).enumerate() {
+    let pieces = real_pieces.pieces.into_iter().zip(random_pieces.pieces);
+    for (k, ((a, b), (a_pieces, b_pieces))) in real.circuits.into_iter().zip(random.circuits).zip(pieces).enumerate() {
         let (a, b) = (synthesize(a).unwrap(), synthesize(b).unwrap());
         assert_eq!(shape(&a), shape(&b), "partition {k}");
         assert_ne!(a.aux, b.aux, "partition {k}: random witnesses equal the sealed sector's");
+        // One thread per challenge gives exactly what one thread for all gives.
+        assert!(a_pieces.len() > 1, "partition {k}: {} pieces", a_pieces.len());
+        assert!(synthesize_pieces(a_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == a, "partition {k}: real, in pieces");
+        assert!(synthesize_pieces(b_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == b, "partition {k}: random, in pieces");
     }
     // Reproducible from the seed, different across seeds.
     let again = serde_json::to_vec(&random_vanilla::porep_c1(rp, 7).unwrap()).unwrap();

@@ -16,9 +16,10 @@ use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle:
 use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
 
 use super::shape::with_shape;
-use super::{keys::KeyOf, prove::prove_circuits};
+use super::{keys::KeyOf, prove::prove_works};
 use crate::{
-    engine::ProofKind,
+    circuit::synthesize_pieces,
+    engine::{ProofKind, SynthesizeFn},
     groth16::{Proof, PROOF_BYTES},
 };
 
@@ -119,8 +120,32 @@ pub struct PartitionCircuits<Tree: 'static + MerkleTreeTrait> {
     pub public_inputs: Vec<Vec<Fr>>,
 }
 
+/// As `PartitionCircuits`, each partition's circuit given as one circuit per
+/// challenge (the commitments, then that challenge alone), for
+/// `circuit::synthesize_pieces`: a partition then synthesizes on many threads.
+pub struct PartitionPieces<Tree: 'static + MerkleTreeTrait> {
+    pub registered_proof: RegisteredSealProof,
+    pub pieces: Vec<Vec<StackedCircuit<Tree, DefaultPieceHasher>>>,
+    pub public_inputs: Vec<Vec<Fr>>,
+}
+
+/// storage-proofs opens each challenge's sub-circuit in a top-level namespace
+/// `challenge_<i>`, after the commitments every challenge shares.
+pub const CHALLENGE_NAMESPACE: &str = "challenge_";
+
 /// Checks a parsed C1 output and builds its partition circuits with storage-proofs.
 pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<PartitionCircuits<Tree>> {
+    let PartitionPieces { registered_proof, pieces, public_inputs } = build::<Tree>(c1, false)?;
+    let circuits = pieces.into_iter().map(|mut p| p.pop().expect("one whole circuit")).collect();
+    Ok(PartitionCircuits { registered_proof, circuits, public_inputs })
+}
+
+/// Checks a parsed C1 output and builds each partition's circuit in pieces.
+pub fn partition_pieces<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<PartitionPieces<Tree>> {
+    build::<Tree>(c1, true)
+}
+
+fn build<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output, per_challenge: bool) -> Result<PartitionPieces<Tree>> {
     let SealCommitPhase1Output { registered_proof, vanilla_proofs, comm_r, comm_d, replica_id, seed, ticket: _ } = c1;
     let sector_size = u64::from(registered_proof.sector_size());
     ensure!(
@@ -162,15 +187,16 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1O
             priority: false,
         },
     )?;
-    let mut out = PartitionCircuits { registered_proof, circuits: Vec::new(), public_inputs: Vec::new() };
+    let mut out = PartitionPieces { registered_proof, pieces: Vec::new(), public_inputs: Vec::new() };
     for (k, partition) in vanilla.iter().enumerate() {
-        out.circuits.push(StackedCompound::<Tree, DefaultPieceHasher>::circuit(
-            &public_inputs,
-            Default::default(),
-            partition,
-            &compound.vanilla_params,
-            Some(k),
-        )?);
+        let circuit = |proofs: &Vec<stacked::Proof<Tree, DefaultPieceHasher>>| {
+            StackedCompound::<Tree, DefaultPieceHasher>::circuit(&public_inputs, Default::default(), proofs, &compound.vanilla_params, Some(k))
+        };
+        out.pieces.push(if per_challenge {
+            partition.chunks(1).map(|one| circuit(&one.to_vec())).collect::<Result<_>>()?
+        } else {
+            vec![circuit(partition)?]
+        });
         out.public_inputs.push(StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
             &public_inputs,
             &compound.vanilla_params,
@@ -181,9 +207,10 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1O
 }
 
 fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
-    let PartitionCircuits { registered_proof, circuits, public_inputs } = partition_circuits::<Tree>(c1)?;
+    let PartitionPieces { registered_proof, pieces, public_inputs } = partition_pieces::<Tree>(c1)?;
     let pk = KeyOf::Seal(registered_proof).load()?;
-    prove_circuits(ProofKind::PorepC2, &pk, circuits, public_inputs, &format!("{registered_proof:?}"))
+    let synthesize = pieces.into_iter().map(|p| -> SynthesizeFn { Box::new(move || synthesize_pieces(p, CHALLENGE_NAMESPACE)) });
+    prove_works(ProofKind::PorepC2, &pk, synthesize.collect(), public_inputs, &format!("{registered_proof:?}"))
 }
 
 /// The seal proof types of the C ABI, in the order of its enum values.

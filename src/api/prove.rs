@@ -12,7 +12,7 @@ use blstrs::Scalar as Fr;
 
 use crate::{
     circuit::synthesize,
-    engine::{self, JobSpec, PartitionWork, ProofKind},
+    engine::{self, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification},
     groth16::{Proof, ProvingKey},
 };
 
@@ -26,14 +26,25 @@ pub fn prove_circuits<C: Circuit<Fr> + Send + 'static>(
     public_inputs: Vec<Vec<Fr>>,
     what: &str,
 ) -> Result<Vec<Proof>> {
-    ensure!(circuits.len() == public_inputs.len(), "{what}: {} circuits for {} input sets", circuits.len(), public_inputs.len());
-    let partitions = circuits
+    let synthesize = circuits
+        .into_iter()
+        .map(|circuit| -> SynthesizeFn { Box::new(move || synthesize(circuit).map_err(|e| anyhow!("{e}"))) });
+    prove_works(kind, pk, synthesize.collect(), public_inputs, what)
+}
+
+/// As `prove_circuits`, each partition given by how to synthesize it.
+pub fn prove_works(
+    kind: ProofKind,
+    pk: &Arc<ProvingKey>,
+    synthesize: Vec<SynthesizeFn>,
+    public_inputs: Vec<Vec<Fr>>,
+    what: &str,
+) -> Result<Vec<Proof>> {
+    ensure!(synthesize.len() == public_inputs.len(), "{what}: {} circuits for {} input sets", synthesize.len(), public_inputs.len());
+    let partitions = synthesize
         .into_iter()
         .zip(public_inputs)
-        .map(|(circuit, public_inputs)| PartitionWork {
-            synthesize: Box::new(move || synthesize(circuit).map_err(|e| anyhow!("{e}"))),
-            public_inputs,
-        })
+        .map(|(synthesize, public_inputs)| PartitionWork { synthesize, public_inputs })
         .collect();
     engine::prove(JobSpec {
         kind,
@@ -41,5 +52,6 @@ pub fn prove_circuits<C: Circuit<Fr> + Send + 'static>(
         label: what.to_owned(),
         key: pk.clone(),
         partitions,
+        verification: Verification::Required,
     })
 }

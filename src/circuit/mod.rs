@@ -6,8 +6,10 @@
 
 mod bench_circuit;
 mod density;
+mod pieces;
 mod witness;
 
 pub use bench_circuit::MulChain;
 pub use density::Density;
+pub use pieces::synthesize_pieces;
 pub use witness::{synthesize, Synthesized};

@@ -36,13 +36,24 @@ impl Synthesized {
 /// the constant-one input first and closes with one `input * 0 = 0` constraint per
 /// input, which makes every input appear in the A query.
 pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Synthesized, SynthesisError> {
+    let mut cs = open()?;
+    circuit.synthesize(&mut cs)?;
+    close(&mut cs);
+    Ok(cs)
+}
+
+/// A system with the constant-one input, ready for a circuit.
+pub(super) fn open() -> Result<Synthesized, SynthesisError> {
     let mut cs = Synthesized::default();
     cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
-    circuit.synthesize(&mut cs)?;
+    Ok(cs)
+}
+
+/// The `input * 0 = 0` constraints that end every system.
+pub(super) fn close(cs: &mut Synthesized) {
     for i in 0..cs.inputs.len() {
         cs.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
     }
-    Ok(cs)
 }
 
 /// `<lc, z>`, marking in the given densities every variable with a non-zero coefficient.

@@ -17,13 +17,23 @@ pub struct Config {
     /// Host RAM the engine may use: resident proving keys plus the estimated
     /// working memory of every partition in flight.
     pub host_memory_budget: u64,
-    /// Partitions synthesized at the same time (each synthesis is one thread).
+    /// C2 and SnapDeals partitions synthesized at the same time (PoSt has two
+    /// more workers of its own).
     pub synthesis_threads: usize,
     /// Prover workers: one per usable GPU, else one on the CPU.
     pub prover_workers: usize,
     /// Synthesized partitions waiting for a prover worker, at most.
     pub ready_queue_depth: usize,
+    /// Bytes of the host memory budget that C2 and SnapDeals partitions
+    /// leave free, so that a PoSt partition can start at once.
+    pub post_memory_reserve: u64,
+    /// The GPUs to prove on, as indices among the usable devices (CUDA's
+    /// order, after `CUDA_VISIBLE_DEVICES`); `None`: all; empty: the CPU only.
+    pub gpus: Option<Vec<usize>>,
 }
+
+/// Fits a Winning PoSt partition of any sector size (~0.1 GB at 32 GiB).
+const DEFAULT_POST_MEMORY_RESERVE: u64 = 1 << 30;
 
 /// The stock default of `FIL_PROOFS_PARAMETER_CACHE`.
 const STOCK_PARAM_CACHE: &str = "/var/tmp/filecoin-proof-parameters/";
@@ -36,9 +46,13 @@ impl Config {
 
     /// `from_env` over any variable source (tests pass a map).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<Self> {
+        let gpus = match var("CUZK_GPUS") {
+            Some(v) => parse_gpus(&v)?,
+            None => None,
+        };
         let prover_workers = match var("CUZK_PROVER_WORKERS") {
             Some(v) => parse_count("CUZK_PROVER_WORKERS", &v)?,
-            None => super::devices::gpu_count().max(1),
+            None => selected_gpus(gpus.as_deref()).len().max(1),
         };
         let synthesis_threads = match var("CUZK_SYNTHESIS_THREADS") {
             Some(v) => parse_count("CUZK_SYNTHESIS_THREADS", &v)?,
@@ -47,14 +61,27 @@ impl Config {
         };
         let ready_queue_depth = match var("CUZK_READY_QUEUE_DEPTH") {
             Some(v) => parse_count("CUZK_READY_QUEUE_DEPTH", &v)?,
-            None => prover_workers,
+            // Every synthesis thread busy, and one partition waiting per prover.
+            None => synthesis_threads + prover_workers,
         };
         let host_memory_budget = match var("CUZK_HOST_MEMORY_BUDGET") {
             Some(v) => parse_bytes(&v).context("CUZK_HOST_MEMORY_BUDGET")?,
             None => default_host_budget(),
         };
+        let post_memory_reserve = match var("CUZK_POST_MEMORY_RESERVE") {
+            Some(v) => parse_bytes(&v).context("CUZK_POST_MEMORY_RESERVE")?,
+            None => DEFAULT_POST_MEMORY_RESERVE,
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
-        let config = Config { param_cache, host_memory_budget, synthesis_threads, prover_workers, ready_queue_depth };
+        let config = Config {
+            param_cache,
+            host_memory_budget,
+            synthesis_threads,
+            prover_workers,
+            ready_queue_depth,
+            post_memory_reserve,
+            gpus,
+        };
         config.check()?;
         Ok(config)
     }
@@ -67,7 +94,7 @@ impl Config {
         let mut merged = serde_json::to_value(self)?;
         for (name, value) in fields {
             let value = match (name.as_str(), value) {
-                ("host_memory_budget", serde_json::Value::String(s)) => parse_bytes(&s)?.into(),
+                ("host_memory_budget" | "post_memory_reserve", serde_json::Value::String(s)) => parse_bytes(&s)?.into(),
                 (_, v) => v,
             };
             merged[&name] = value;
@@ -82,7 +109,19 @@ impl Config {
         ensure!(self.prover_workers >= 1, "prover_workers must be at least 1");
         ensure!(self.ready_queue_depth >= 1, "ready_queue_depth must be at least 1");
         ensure!(self.host_memory_budget > 0, "host_memory_budget must be positive");
+        if let Some(gpus) = &self.gpus {
+            let usable = super::devices::gpu_count();
+            for (i, &g) in gpus.iter().enumerate() {
+                ensure!(g < usable, "gpus: GPU {g} is not usable here ({usable} usable GPUs)");
+                ensure!(!gpus[..i].contains(&g), "gpus: GPU {g} is listed twice");
+            }
+        }
         Ok(())
+    }
+
+    /// The GPUs this configuration proves on.
+    pub fn selected_gpus(&self) -> Vec<usize> {
+        selected_gpus(self.gpus.as_deref())
     }
 
     /// Where the proving key whose stock path is `stock_path` lives in this
@@ -92,6 +131,23 @@ impl Config {
             Some(name) => self.param_cache.join(name),
             None => stock_path.to_owned(),
         }
+    }
+}
+
+fn selected_gpus(gpus: Option<&[usize]>) -> Vec<usize> {
+    gpus.map_or_else(|| (0..super::devices::gpu_count()).collect(), <[usize]>::to_vec)
+}
+
+/// `CUZK_GPUS`: `all`, `none`, or indices such as `0,2`.
+fn parse_gpus(v: &str) -> Result<Option<Vec<usize>>> {
+    match v.trim() {
+        "all" => Ok(None),
+        "none" | "" => Ok(Some(Vec::new())),
+        list => list
+            .split(',')
+            .map(|g| g.trim().parse().map_err(|_| anyhow!("CUZK_GPUS={v:?}: not `all`, `none` or GPU indices such as 0,2")))
+            .collect::<Result<Vec<usize>>>()
+            .map(Some),
     }
 }
 
@@ -146,15 +202,18 @@ mod tests {
             ("CUZK_PROVER_WORKERS", "2"),
             ("CUZK_READY_QUEUE_DEPTH", "4"),
             ("FIL_PROOFS_PARAMETER_CACHE", "/params"),
+            ("CUZK_POST_MEMORY_RESERVE", "24GiB"),
         ])
         .unwrap();
         assert_eq!(c.host_memory_budget, 128 << 30);
+        assert_eq!(c.post_memory_reserve, 24 << 30);
         assert_eq!((c.synthesis_threads, c.prover_workers, c.ready_queue_depth), (3, 2, 4));
         assert_eq!(c.params_path(Path::new("/var/tmp/x/v28-abc.params")), PathBuf::from("/params/v28-abc.params"));
         let d = from(&[]).unwrap();
         assert!(d.host_memory_budget > 0 && d.prover_workers >= 1);
         assert_eq!(d.synthesis_threads, d.prover_workers + 1);
         assert_eq!(d.param_cache, PathBuf::from(STOCK_PARAM_CACHE));
+        assert_eq!(d.post_memory_reserve, 1 << 30);
     }
 
     #[test]
@@ -162,6 +221,30 @@ mod tests {
         assert!(from(&[("CUZK_HOST_MEMORY_BUDGET", "lots")]).is_err());
         assert!(from(&[("CUZK_SYNTHESIS_THREADS", "0")]).is_err());
         assert!(from(&[("CUZK_PROVER_WORKERS", "-1")]).is_err());
+        assert!(from(&[("CUZK_POST_MEMORY_RESERVE", "some")]).is_err());
+        assert!(from(&[("CUZK_GPUS", "0,x")]).is_err());
+    }
+
+    #[test]
+    fn the_gpu_list_selects_devices_and_sets_the_prover_count() {
+        assert_eq!(parse_gpus("all").unwrap(), None);
+        assert_eq!(parse_gpus("none").unwrap(), Some(vec![]));
+        assert_eq!(parse_gpus(" 2, 0 ").unwrap(), Some(vec![2, 0]));
+        let cpu_only = from(&[("CUZK_GPUS", "none")]).unwrap();
+        assert!(cpu_only.selected_gpus().is_empty());
+        assert_eq!(cpu_only.prover_workers, 1);
+        let usable = crate::engine::devices::gpu_count();
+        assert_eq!(from(&[]).unwrap().selected_gpus(), (0..usable).collect::<Vec<_>>());
+        let beyond = format!("{usable}");
+        let e = from(&[("CUZK_GPUS", beyond.as_str())]).unwrap_err();
+        assert!(format!("{e:#}").contains("not usable here"), "{e:#}");
+        if usable > 0 {
+            assert!(from(&[("CUZK_GPUS", "0,0")]).is_err());
+            assert_eq!(from(&[("CUZK_GPUS", "0")]).unwrap().selected_gpus(), vec![0]);
+        }
+        let base = from(&[]).unwrap();
+        assert_eq!(base.updated(br#"{"gpus": []}"#).unwrap().gpus, Some(vec![]));
+        assert_eq!(base.updated(br#"{"gpus": null}"#).unwrap().gpus, None);
     }
 
     #[test]
@@ -177,7 +260,8 @@ mod tests {
     #[test]
     fn a_json_patch_replaces_only_its_fields_and_is_checked() {
         let base = from(&[("CUZK_SYNTHESIS_THREADS", "3")]).unwrap();
-        let c = base.updated(br#"{"host_memory_budget": "1GiB", "ready_queue_depth": 7}"#).unwrap();
+        let c = base.updated(br#"{"host_memory_budget": "1GiB", "ready_queue_depth": 7, "post_memory_reserve": "2MiB"}"#).unwrap();
+        assert_eq!(c.post_memory_reserve, 2 << 20);
         assert_eq!((c.host_memory_budget, c.ready_queue_depth, c.synthesis_threads), (1 << 30, 7, 3));
         assert!(base.updated(br#"{"synthesis_threads": 0}"#).is_err());
         assert!(base.updated(br#"{"no_such_field": 1}"#).is_err());

@@ -2,17 +2,19 @@
 //! end of its proof, estimated from the proving key alone (the circuit is not
 //! known before it is synthesized). With N the key's domain size (`h.len() + 1`,
 //! at least the number of constraints) and V its variables (inputs + aux:
-//! `ic.len() + l.len()`), 32 bytes per field element:
+//! `ic.len() + l.len()`), 32 bytes per field element, the partition holds its
+//! assignment (V) throughout, and at most one of:
 //!
-//! - the synthesized circuit: a, b, c evaluations (3 N at most) and the
-//!   assignment (V);
-//! - the prover's working set: the A and B MSM scalars (2 V at most), and on the
-//!   CPU the three domain-size vectors of the H polynomial (3 N; a GPU computes
-//!   H in device memory instead).
+//! - until H is done: the a, b, c evaluations (3 N), and on the CPU the three
+//!   domain-size vectors of the H polynomial (3 N more; a GPU computes H in
+//!   device memory instead);
+//! - after H (a, b, c freed): the A and B MSM scalars (2 V at most).
 //!
 //! Densities (one bit per variable) and proofs are negligible. The estimate is
 //! an upper bound for every circuit cuzk proves: their constraint counts fill
-//! most of the domain, and every variable is counted once per copy.
+//! most of the domain, and every variable is counted once per copy. Not
+//! counted: a PoRep partition synthesized in pieces briefly holds one piece
+//! twice while appending it (one challenge of 18 at 32 GiB, ~0.9 GB).
 
 use crate::groth16::ProvingKey;
 
@@ -22,9 +24,8 @@ const FIELD_BYTES: u64 = 32;
 pub fn partition_bytes(pk: &ProvingKey, cpu_prover: bool) -> u64 {
     let domain = pk.h.len() as u64 + 1;
     let variables = (pk.vk.ic.len() + pk.l.len()) as u64;
-    let synthesized = 3 * domain + variables;
-    let working = 2 * variables + if cpu_prover { 3 * domain } else { 0 };
-    FIELD_BYTES * (synthesized + working)
+    let until_h = 3 * domain + if cpu_prover { 3 * domain } else { 0 };
+    FIELD_BYTES * (variables + until_h.max(2 * variables))
 }
 
 #[cfg(test)]

@@ -72,6 +72,20 @@ pub struct JobSpec {
     pub label: String,
     pub key: Arc<ProvingKey>,
     pub partitions: Vec<PartitionWork>,
+    pub verification: Verification,
+}
+
+/// Whether the engine verifies each partition's proof before completing its job.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Verification {
+    /// Every proof is checked against its public inputs; one that fails fails
+    /// its job. Every proof API of cuzk uses this.
+    #[default]
+    Required,
+    /// Benchmarks only: full-size circuits built from random vanilla proofs
+    /// cannot be satisfied, so their proofs are timed, never verified, and
+    /// never leave the benchmark.
+    TimingOnly,
 }
 
 /// Where a job is.

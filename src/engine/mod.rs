@@ -19,7 +19,7 @@ use anyhow::Result;
 use once_cell::sync::OnceCell;
 
 pub use config::Config;
-pub use job::{is_cancelled, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind};
+pub use job::{is_cancelled, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesizeFn, Verification};
 pub use scheduler::{Engine, WaitOutcome};
 
 use crate::groth16::{Proof, ProvingKey};

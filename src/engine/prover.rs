@@ -6,11 +6,16 @@
 use std::sync::Arc;
 
 use anyhow::Result;
-use blstrs::Scalar as Fr;
 
 use crate::{
     circuit::Synthesized,
-    groth16::{self, Proof, ProvingKey},
+    groth16::{self, cpu::Cpu, Proof, ProvingKey, StageTimes},
+};
+use blstrs::Scalar as Fr;
+#[cfg(any(feature = "cuda", test))]
+use {
+    crate::groth16::{Backend, G1Query},
+    blstrs::{G1Projective, G2Projective},
 };
 
 /// What to do when the GPU fails a proof.
@@ -39,7 +44,7 @@ fn parse_policy(value: Option<&str>) -> GpuFailure {
 /// What a GPU attempt leaves to do under `policy`: its outcome to return, or
 /// `None` to prove on the CPU.
 #[cfg(any(feature = "cuda", test))]
-fn settle(policy: GpuFailure, attempt: Result<Proof>) -> Option<Result<Proof>> {
+fn settle<T>(policy: GpuFailure, attempt: Result<T>) -> Option<Result<T>> {
     match attempt {
         Ok(proof) => Some(Ok(proof)),
         Err(e) if policy == GpuFailure::Error => Some(Err(e)),
@@ -57,23 +62,98 @@ pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proo
 }
 
 /// As `prove`, GPU failures handled as `policy` says.
-#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
 pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+    prove_timed(policy, None, pk, cs, r, s).map(|t| t.proof)
+}
+
+/// Puts `pk` on a free GPU now, where there is one and it fits, so that the
+/// first proof under it does not pay the upload.
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+pub fn warm(pk: &Arc<ProvingKey>) -> Result<()> {
     #[cfg(feature = "cuda")]
     if let Some(gpu) = crate::gpu::GpuProver::acquire(pk) {
-        let attempt = gpu.and_then(|gpu| {
-            let device = gpu.device();
-            let proof = groth16::prove_with(&gpu, pk, &cs, r, s)
-                .map_err(|e| e.context(format!("proving on GPU {} ({})", device.index, device.name)))?;
-            let key = if gpu.key_resident() { "resident" } else { "streamed" };
-            log::debug!("cuzk: proved on GPU {} (key {key})", device.index);
-            Ok(proof)
-        });
-        if let Some(outcome) = settle(policy, attempt) {
-            return outcome;
+        gpu?;
+    }
+    Ok(())
+}
+
+/// A proof, where it was computed and how long its steps took.
+pub struct Timed {
+    pub proof: Proof,
+    /// The GPU's index; `None` on the CPU.
+    pub gpu: Option<usize>,
+    pub stages: StageTimes,
+}
+
+/// As `prove_under` on one of `gpus` (indices among the usable devices;
+/// `None`: any), with where and how long. `cs` is consumed: its a, b, c
+/// are freed once H is done (see `groth16::prove_timed`), so a GPU step that
+/// fails later is retried on the CPU alone, from the steps already done.
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+pub fn prove_timed(
+    policy: GpuFailure,
+    gpus: Option<&[usize]>,
+    pk: &Arc<ProvingKey>,
+    cs: Synthesized,
+    r: Fr,
+    s: Fr,
+) -> Result<Timed> {
+    #[cfg(feature = "cuda")]
+    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, gpus) {
+        match gpu {
+            Ok(gpu) => {
+                let device = gpu.device();
+                let cpu = Cpu(pk);
+                let retrying = StepsRetried { gpu: &gpu, cpu: &cpu };
+                let backend: &dyn Backend = if policy == GpuFailure::Error { &gpu } else { &retrying };
+                let (proof, stages) = groth16::prove_timed(backend, pk, cs, r, s)
+                    .map_err(|e| e.context(format!("proving on GPU {} ({})", device.index, device.name)))?;
+                let key = if gpu.key_resident() { "resident" } else { "streamed" };
+                log::debug!("cuzk: proved on GPU {} (key {key})", device.index);
+                return Ok(Timed { proof, gpu: usize::try_from(device.index).ok(), stages });
+            }
+            Err(e) => {
+                if let Some(Err(e)) = settle::<()>(policy, Err(e)) {
+                    return Err(e);
+                }
+            }
         }
     }
-    groth16::prove(pk, cs, r, s)
+    let (proof, stages) = groth16::prove_timed(&Cpu(pk), pk, cs, r, s)?;
+    Ok(Timed { proof, gpu: None, stages })
+}
+
+/// The GPU's steps, each retried on the CPU when it fails: every step's
+/// result is the same whichever computes it.
+#[cfg(any(feature = "cuda", test))]
+struct StepsRetried<'a> {
+    gpu: &'a dyn Backend,
+    cpu: &'a dyn Backend,
+}
+
+#[cfg(any(feature = "cuda", test))]
+impl StepsRetried<'_> {
+    fn retried<T>(&self, step: &str, on: impl Fn(&dyn Backend) -> Result<T>) -> Result<T> {
+        on(self.gpu).or_else(|e| {
+            log::warn!("cuzk: GPU {step}: {e:#}; retrying it on the CPU");
+            on(self.cpu)
+        })
+    }
+}
+
+#[cfg(any(feature = "cuda", test))]
+impl Backend for StepsRetried<'_> {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+        self.retried("H", |be| be.h_term(a, b, c))
+    }
+
+    fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
+        self.retried("MSM", |be| be.msm_g1(query, scalars))
+    }
+
+    fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        self.retried("MSM B G2", |be| be.msm_b_g2(scalars))
+    }
 }
 
 #[cfg(test)]
@@ -86,6 +166,41 @@ mod tests {
         Proof { a: blstrs::G1Projective::generator().into(), b: blstrs::G2Projective::generator().into(), c: blstrs::G1Projective::generator().into() }
     }
 
+    /// The CPU backend, failing at one step as a GPU out of memory would.
+    struct FailsAt(&'static str, Cpu<'static>);
+
+    impl Backend for FailsAt {
+        fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+            anyhow::ensure!(self.0 != "h", "CUDA error 2: out of memory");
+            self.1.h_term(a, b, c)
+        }
+        fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
+            anyhow::ensure!(self.0 != "l" || query != G1Query::L, "CUDA error 2: out of memory");
+            self.1.msm_g1(query, scalars)
+        }
+        fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+            anyhow::ensure!(self.0 != "b2", "CUDA error 2: out of memory");
+            self.1.msm_b_g2(scalars)
+        }
+    }
+
+    #[test]
+    fn a_failed_step_is_redone_on_the_cpu_and_the_proof_is_the_same() {
+        use crate::{circuit::{synthesize, MulChain}, groth16::synthetic_srs};
+        let cs = synthesize(MulChain { start: Fr::from(5u64), links: 300 }).unwrap();
+        let pk: &'static ProvingKey = Box::leak(Box::new(synthetic_srs::key_for(&cs, 9)));
+        let (r, s) = (Fr::from(7u64), Fr::from(9u64));
+        let cpu = Cpu(pk);
+        let expected = groth16::prove(pk, cs.clone(), r, s).unwrap();
+        for step in ["h", "l", "b2"] {
+            let failing = FailsAt(step, Cpu(pk));
+            assert!(groth16::prove_timed(&failing, pk, cs.clone(), r, s).is_err(), "{step}");
+            let retried = StepsRetried { gpu: &failing, cpu: &cpu };
+            let (proof, _) = groth16::prove_timed(&retried, pk, cs.clone(), r, s).unwrap();
+            assert_eq!(proof, expected, "{step}");
+        }
+    }
+
     #[test]
     fn the_policy_comes_from_the_variable_and_defaults_to_the_cpu() {
         assert_eq!(parse_policy(None), GpuFailure::RetryOnCpu);
@@ -96,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_gpu_failure_is_retried_on_the_cpu_or_returned_never_lost() {
-        let oom = || Err(anyhow::anyhow!("CUDA error 2: out of memory"));
+        let oom = || Err::<Proof, _>(anyhow::anyhow!("CUDA error 2: out of memory"));
         assert!(settle(GpuFailure::RetryOnCpu, oom()).is_none());
         let returned = settle(GpuFailure::Error, oom()).expect("the error is returned");
         assert!(format!("{:#}", returned.unwrap_err()).contains("out of memory"));

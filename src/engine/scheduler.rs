@@ -46,8 +46,6 @@ struct Shared {
     /// Signalled when a job finishes.
     done_cv: Condvar,
     started: Instant,
-    /// No GPU: partitions need the CPU prover's working memory too.
-    cpu_prover: bool,
 }
 
 /// What `Engine::wait` found.
@@ -85,7 +83,6 @@ impl Engine {
             prover_cv: Condvar::new(),
             done_cv: Condvar::new(),
             started: Instant::now(),
-            cpu_prover: super::devices::gpu_count() == 0,
         });
         let engine = Engine { shared };
         engine.spawn_missing_workers(&mut lock(&engine.shared.state));
@@ -123,7 +120,7 @@ impl Engine {
     }
 
     fn spawn_missing_workers(&self, st: &mut State) {
-        while st.synthesis_workers < st.config.synthesis_threads {
+        while st.synthesis_workers < state::synthesis_workers(&st.config) {
             let (shared, id) = (self.shared.clone(), st.next_worker);
             if let Err(e) = std::thread::Builder::new()
                 .name(format!("cuzk-synthesis-{id}"))
@@ -150,7 +147,7 @@ impl Engine {
 
     /// Estimated host bytes one partition under `pk` holds in this engine.
     pub fn partition_bytes(&self, pk: &ProvingKey) -> u64 {
-        estimate::partition_bytes(pk, self.shared.cpu_prover)
+        estimate::partition_bytes(pk, lock(&self.shared.state).config.selected_gpus().is_empty())
     }
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.
@@ -239,7 +236,7 @@ impl Engine {
             paused: st.paused,
             synthesis_workers: st.synthesis_workers,
             prover_workers: st.prover_workers,
-            prover: if self.shared.cpu_prover { "cpu" } else { "gpu" },
+            prover: if st.config.selected_gpus().is_empty() { "cpu" } else { "gpu" },
             pending_partitions: st.pending.len(),
             synthesizing: st.synthesizing,
             ready_partitions: st.ready.len(),

@@ -7,6 +7,7 @@ use std::{collections::VecDeque, time::Duration};
 use serde::Serialize;
 
 use super::job::{JobId, Priority};
+use crate::groth16::StageTimes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Stage {
@@ -27,6 +28,18 @@ pub struct Event {
     pub stage: Stage,
     /// The synthesis or prover worker's number.
     pub worker: usize,
+    /// At `ProveEnd`: how the proof's time split.
+    pub proof: Option<ProofStages>,
+}
+
+/// Where a partition was proved and how long each step took.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ProofStages {
+    /// The GPU's index; `None` on the CPU.
+    pub gpu: Option<usize>,
+    pub groth16: StageTimes,
+    /// Checking the proof against its public inputs (0 when not verified).
+    pub verify: f64,
 }
 
 /// The latest events, oldest first; old ones are dropped past `CAPACITY`, so a

@@ -30,13 +30,22 @@ impl GpuProver {
     /// A free device (or, when all are busy, the next in turn once it is free)
     /// with `pk` on it; `None` without a usable GPU.
     pub fn acquire(pk: &Arc<ProvingKey>) -> Option<Result<Self>> {
-        let all = devices();
+        Self::acquire_among(pk, None)
+    }
+
+    /// As `acquire`, among the devices of index in `allowed` (`None`: all);
+    /// `None` when that leaves none.
+    pub fn acquire_among(pk: &Arc<ProvingKey>, allowed: Option<&[usize]>) -> Option<Result<Self>> {
+        let all: Vec<&'static Device> = devices()
+            .iter()
+            .filter(|d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
+            .collect();
         if all.is_empty() {
             return None;
         }
-        let idle = all.iter().find_map(|d| d.lock.try_lock().ok().map(|g| (d, g)));
+        let idle = all.iter().find_map(|d| d.lock.try_lock().ok().map(|g| (*d, g)));
         let (device, busy) = idle.unwrap_or_else(|| {
-            let d = &all[NEXT.fetch_add(1, Ordering::Relaxed) % all.len()];
+            let d = all[NEXT.fetch_add(1, Ordering::Relaxed) % all.len()];
             (d, d.lock.lock().unwrap_or_else(|e| e.into_inner()))
         });
         Some(key_on(device, pk).map(|key| Self { key, device, _busy: busy }))

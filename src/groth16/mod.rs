@@ -14,4 +14,4 @@ pub mod synthetic_srs;
 pub use params::ProvingKey;
 pub use proof::{Proof, PROOF_BYTES};
 pub use backend::{Backend, G1Query};
-pub use prover::{prove, prove_with, random_rs};
+pub use prover::{prove, prove_timed, prove_with, random_rs, StageTimes};

@@ -1,10 +1,13 @@
 //! The Groth16 prover: data in (a synthesized circuit, a proving key, the
 //! randomisers r and s), proof out; the heavy steps run on a [`Backend`].
 
+use std::time::Instant;
+
 use anyhow::{ensure, Result};
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use ff::Field;
 use group::{prime::PrimeCurveAffine, Curve};
+use serde::Serialize;
 
 use super::{
     backend::{Backend, G1Query},
@@ -56,7 +59,7 @@ fn check_shape(pk: &ProvingKey, cs: &Synthesized) -> Result<()> {
 
 /// A Groth16 proof of `cs` with randomisers `r`, `s`, on the CPU.
 pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
-    prove_with(&Cpu(pk), pk, &cs, r, s)
+    Ok(prove_timed(&Cpu(pk), pk, cs, r, s)?.0)
 }
 
 /// A Groth16 proof of `cs` with randomisers `r`, `s`, its heavy steps on `backend`:
@@ -68,25 +71,62 @@ pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
 /// ```
 pub fn prove_with(backend: &dyn Backend, pk: &ProvingKey, cs: &Synthesized, r: Fr, s: Fr) -> Result<Proof> {
     check_shape(pk, cs)?;
-    let start = std::time::Instant::now();
-    let h_acc = backend.h_term(&cs.a, &cs.b, &cs.c)?;
-    let h_done = start.elapsed();
+    let h = backend.h_term(&cs.a, &cs.b, &cs.c)?;
+    Ok(prove_after_h(backend, pk, cs, h, r, s)?.0)
+}
 
-    let a_scalars: Vec<Fr> = cs.inputs.iter().copied().chain(cs.a_aux_density.select(&cs.aux)).collect();
-    let b_scalars: Vec<Fr> = cs
-        .b_input_density
-        .select(&cs.inputs)
-        .into_iter()
-        .chain(cs.b_aux_density.select(&cs.aux))
-        .collect();
+/// Seconds each step of a proof took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StageTimes {
+    /// The H polynomial (a, b, c in, 7 NTTs, the pointwise step) and its MSM.
+    pub h: f64,
+    /// Picking the A and B scalars by density (CPU).
+    pub select: f64,
+    pub msm_l: f64,
+    pub msm_a: f64,
+    pub msm_b_g1: f64,
+    pub msm_b_g2: f64,
+}
+
+/// `prove_with`, consuming `cs`, with the time of each step. The a, b, c
+/// evaluations are freed once H is done, before the MSM scalars are gathered,
+/// so a partition never holds both (3 N + 2 V field elements at 32 GiB).
+pub fn prove_timed(backend: &dyn Backend, pk: &ProvingKey, mut cs: Synthesized, r: Fr, s: Fr) -> Result<(Proof, StageTimes)> {
+    check_shape(pk, &cs)?;
+    let start = Instant::now();
+    let h = backend.h_term(&cs.a, &cs.b, &cs.c)?;
+    let h_seconds = start.elapsed().as_secs_f64();
+    for v in [&mut cs.a, &mut cs.b, &mut cs.c] {
+        *v = Vec::new();
+    }
+    let (proof, mut times) = prove_after_h(backend, pk, &cs, h, r, s)?;
+    times.h = h_seconds;
+    Ok((proof, times))
+}
+
+/// The MSMs and the assembly, given the H term.
+fn prove_after_h(backend: &dyn Backend, pk: &ProvingKey, cs: &Synthesized, h_acc: G1Projective, r: Fr, s: Fr) -> Result<(Proof, StageTimes)> {
+    let mut times = StageTimes::default();
+    let mut clock = Instant::now();
+    let mut lap = |field: &mut f64| {
+        *field = clock.elapsed().as_secs_f64();
+        clock = Instant::now();
+    };
+    let a_scalars = cs.a_aux_density.select_after(&cs.inputs, &cs.aux);
+    let b_scalars = cs.b_aux_density.select_after(&cs.b_input_density.select(&cs.inputs), &cs.aux);
+    lap(&mut times.select);
 
     let l_acc = backend.msm_g1(G1Query::L, &cs.aux)?;
+    lap(&mut times.msm_l);
     let a_acc = backend.msm_g1(G1Query::A, &a_scalars)?;
+    lap(&mut times.msm_a);
     let b1_acc = backend.msm_g1(G1Query::BG1, &b_scalars)?;
+    lap(&mut times.msm_b_g1);
     let b2_acc = backend.msm_b_g2(&b_scalars)?;
-    log::debug!("cuzk prover: H (NTTs and MSM) {h_done:?}, other MSMs {:?}", start.elapsed() - h_done);
+    lap(&mut times.msm_b_g2);
+    log::debug!("cuzk prover: {times:?} after H");
 
-    Ok(assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc))
+    Ok((assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc), times))
 }
 
 #[allow(clippy::too_many_arguments)]

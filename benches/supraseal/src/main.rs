@@ -37,7 +37,7 @@ use bellperson::{
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar as Fr};
 use cuzk::{
     api::{porep, random_vanilla, sample},
-    circuit::{synthesize, MulChain},
+    circuit::{synthesize, synthesize_pieces, MulChain, Synthesized},
     gpu::{self, GpuProver},
     groth16::{self, prove_with, synthetic_srs, ProvingKey},
 };
@@ -45,6 +45,8 @@ use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use rayon::prelude::*;
 use serde_json::{json, Value};
+
+mod bellperson_log;
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -119,6 +121,7 @@ fn is_tmpfs(dir: &Path) -> bool {
 fn bench_circuit<C: Circuit<Fr> + Send>(
     name: &str,
     circuit: impl Fn() -> C,
+    cuzk_synthesize: &dyn Fn() -> Result<Synthesized>,
     warmup: usize,
     runs: usize,
     cpu_max: u32,
@@ -128,7 +131,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
 
     // The key, from a first synthesis (also gives the sizes for the memory checks).
     let t = Instant::now();
-    let cs = synthesize(circuit())?;
+    let cs = cuzk_synthesize()?;
     let first_synth_s = secs(t);
     let g1 = std::mem::size_of::<G1Affine>() as u64;
     let g2 = std::mem::size_of::<G2Affine>() as u64;
@@ -180,7 +183,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
             Some(done) => done,
             None => {
                 let t = Instant::now();
-                (synthesize(circuit())?, secs(t))
+                (cuzk_synthesize()?, secs(t))
             }
         };
         let t1 = Instant::now();
@@ -207,7 +210,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
     // cuzk's CPU prover (synthesis excluded), for circuits small enough.
     let mut cpu = Vec::new();
     if log <= cpu_max {
-        let cs = synthesize(circuit())?;
+        let cs = cuzk_synthesize()?;
         for i in 0..runs.min(2) {
             let t = Instant::now();
             let proof = groth16::prove(&pk, cs.clone(), r, s)?;
@@ -225,19 +228,23 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
     let _ = std::fs::remove_file(&path);
     eprintln!("{name}: supraseal loaded the SRS in {key_load_s:.2} s");
     let mut sup = Vec::new();
+    let mut sup_split = Vec::new();
     let mut sup_proofs: Vec<Vec<u8>> = Vec::new();
     for i in 0..warmup + runs {
+        bellperson_log::take();
         let t = Instant::now();
         let proofs = create_proof_batch_in_priority(vec![circuit()], &params, vec![r], vec![s])
             .map_err(|e| anyhow!("supraseal prover: {e}"))?;
         let el = secs(t);
+        let split = bellperson_log::take();
         let mut bytes = Vec::new();
         proofs[0].write(&mut bytes)?;
         sup_proofs.push(bytes);
         if i >= warmup {
             sup.push(el);
+            sup_split.push(json!(split));
         }
-        eprintln!("{name}: supraseal run {i}: {el:.3} s");
+        eprintln!("{name}: supraseal run {i}: {el:.3} s {split:?}");
     }
     drop(params);
     // Every run of both provers must give the same bytes; a difference is
@@ -267,6 +274,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         "ratio_supraseal_over_cuzk_synthesis_plus_prove": sm / ct,
         "cuzk_cpu_prove_only_median_s": cpu_median,
         "ratio_cuzk_cpu_over_gpu_prove_only": cpu_median.map(|c| c / cp),
+        "supraseal_split_s": sup_split,
         "runs_s": {
             "supraseal": sup, "cuzk_synthesis": synth, "cuzk_prove_only": prove,
             "cuzk_synthesis_plus_prove": total, "cuzk_cpu_prove_only": cpu,
@@ -287,15 +295,18 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
     match which {
         "porep-2KiB" => {
             let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
-            let parts = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json)?)?;
-            let circuit = parts.circuits.into_iter().next().context("a partition")?;
-            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
+            let c1 = porep::parse_c1(&sector.c1_json)?;
+            let circuit = first(porep::partition_circuits::<SectorShape2KiB>(c1.clone())?.circuits)?;
+            let pieces = first(porep::partition_pieces::<SectorShape2KiB>(c1)?.pieces)?;
+            let synth = || synthesize_pieces(pieces.clone(), porep::CHALLENGE_NAMESPACE);
+            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
         }
         "porep-32GiB" => {
             let c1 = random_vanilla::porep_c1(RegisteredSealProof::StackedDrg32GiBV1_1, 1)?;
-            let parts = porep::partition_circuits::<SectorShape32GiB>(c1)?;
-            let circuit = parts.circuits.into_iter().next().context("a partition")?;
-            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
+            let circuit = first(porep::partition_circuits::<SectorShape32GiB>(c1.clone())?.circuits)?;
+            let pieces = first(porep::partition_pieces::<SectorShape32GiB>(c1)?.pieces)?;
+            let synth = || synthesize_pieces(pieces.clone(), porep::CHALLENGE_NAMESPACE);
+            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
         }
         "winning-32GiB" | "window-32GiB" => {
             let rp = if which == "winning-32GiB" {
@@ -304,20 +315,28 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
                 RegisteredPoStProof::StackedDrgWindow32GiBV1_2
             };
             let circuit = random_vanilla::post_circuit::<SectorShape32GiB>(rp, 1)?;
-            return bench_circuit(which, || circuit.clone(), warmup, runs, cpu_max, tmp);
+            let synth = || Ok(synthesize(circuit.clone())?);
+            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
         }
         "snap-32GiB" => {
             // Not Clone: rebuilt from its seed for every synthesis.
             let rp = RegisteredUpdateProof::StackedDrg32GiBV1;
             random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?;
             let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
-            return bench_circuit(which, circuit, warmup, runs, cpu_max, tmp);
+            let synth = || Ok(synthesize(circuit())?);
+            return bench_circuit(which, circuit, &synth, warmup, runs, cpu_max, tmp);
         }
         _ => {}
     }
     let log: u32 = which.parse().with_context(|| format!("{which:?} is not porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB, snap-32GiB or a log2 size"))?;
     let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
-    bench_circuit(&format!("synthetic-2^{log}"), || circuit.clone(), warmup, runs, cpu_max, tmp)
+    let synth = || Ok(synthesize(circuit.clone())?);
+    bench_circuit(&format!("synthetic-2^{log}"), || circuit.clone(), &synth, warmup, runs, cpu_max, tmp)
+}
+
+/// Partition 0.
+fn first<T>(partitions: Vec<T>) -> Result<T> {
+    partitions.into_iter().next().context("a partition")
 }
 
 fn hex(b: &[u8]) -> String {
@@ -325,6 +344,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn main() -> Result<()> {
+    bellperson_log::install();
     let runs = env_or("CUZK_BENCH_RUNS", 3usize).max(1);
     let cpu_max = env_or("CUZK_BENCH_CPU_MAX_LOG", 22u32);
     let warmup = env_or("CUZK_BENCH_WARMUP", 1usize);

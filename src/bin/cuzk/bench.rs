@@ -23,7 +23,7 @@ use cuzk::{
     engine::{
         prover::prove,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, WaitOutcome,
+        Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
     },
     groth16::{random_rs, ProvingKey},
 };
@@ -32,7 +32,7 @@ use rand::{rngs::OsRng, SeedableRng};
 use crate::timeline;
 use serde_json::json;
 
-fn env_usize(name: &str, default: usize) -> Result<usize> {
+pub fn env_usize(name: &str, default: usize) -> Result<usize> {
     match std::env::var(name) {
         Ok(v) => v.parse().with_context(|| format!("{name}={v:?}")),
         Err(_) => Ok(default),
@@ -66,6 +66,7 @@ fn spec(kind: ProofKind, key: &Arc<ProvingKey>, links: usize, partitions: usize,
                 PartitionWork { synthesize: Box::new(move || Ok(synthesize(c)?)), public_inputs }
             })
             .collect(),
+        verification: Verification::Required,
     }
 }
 
@@ -171,8 +172,10 @@ fn median(v: &[f64]) -> f64 {
 /// One line per partition of the first job(s): when it was synthesized (s)
 /// and proved (P), on a shared time axis.
 pub fn run(args: &[String]) -> Result<()> {
-    if args.first().map(String::as_str) != Some("engine") {
-        bail!("usage: cuzk bench engine");
+    match args.first().map(String::as_str) {
+        Some("engine") => {}
+        Some("stream") => return crate::stream::run(),
+        _ => bail!("usage: cuzk bench engine|stream"),
     }
     let c2_links = env_usize("CUZK_BENCH_C2_LINKS", 1 << 14)?;
     let post_links = env_usize("CUZK_BENCH_POST_LINKS", 1 << 10)?;

@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod stream;
 mod timeline;
 
 use std::process::ExitCode;
@@ -17,6 +18,9 @@ const USAGE: &str = "usage:
       seal a 2 KiB sector with the stock crates, prove C2 through cuzk's C ABI, verify, print timings
   cuzk bench engine
       engine vs sequential throughput and Winning PoSt latency under a C2-like stream (docs/BENCHMARKS.md)
+  cuzk bench stream
+      full-size C2 stream (real circuit shapes, random witnesses, timed not verified) with Winning PoSt
+      probes: per-stage JSON, memory peaks, timeline SVG (CUZK_BENCH_SECTOR=32GiB on a GPU host)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 

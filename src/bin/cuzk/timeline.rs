@@ -5,7 +5,7 @@
 use std::{fmt::Write, time::Duration};
 
 use cuzk::engine::{
-    timeline::{Event, Stage},
+    timeline::{Event, ProofStages, Stage},
     JobId, Priority,
 };
 
@@ -18,6 +18,8 @@ pub struct Span {
     pub worker: usize,
     pub start: f64,
     pub end: f64,
+    /// A proof's steps.
+    pub steps: Option<ProofStages>,
 }
 
 /// Start events paired with their ends; stages still running are left out.
@@ -32,7 +34,8 @@ pub fn spans(events: &[Event]) -> Vec<Span> {
         let end = events[i..].iter().find(|x| x.job == e.job && x.partition == e.partition && x.stage == end_stage);
         if let Some(end) = end {
             let (job, partition, priority, worker) = (e.job, e.partition, e.priority, e.worker);
-            out.push(Span { job, partition, priority, proving, worker, start: secs(e.at), end: secs(end.at) });
+            let steps = end.proof;
+            out.push(Span { job, partition, priority, proving, worker, start: secs(e.at), end: secs(end.at), steps });
         }
     }
     out
@@ -79,7 +82,7 @@ pub fn svg(spans: &[Span], title: &str) -> String {
     lanes.dedup();
     let lane_of = |s: &Span| lanes.iter().position(|&l| l == (s.proving, s.worker)).unwrap_or(0);
     let lane_y = |s: &Span| TOP + LANE * lane_of(s) as f64;
-    let height = TOP + LANE * lanes.len() as f64 + 40.0;
+    let height = TOP + LANE * lanes.len() as f64 + 60.0;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -114,6 +117,20 @@ pub fn svg(spans: &[Span], title: &str) -> String {
             s.start,
             s.end
         );
+        if let Some(steps) = s.steps {
+            // The proof's steps, in order, as a strip along the box's foot.
+            let mut t = s.start;
+            for (i, (name, secs)) in step_list(&steps).into_iter().enumerate() {
+                let (sx, sw) = (x(t), (x(t + secs) - x(t)).max(0.0));
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{sx:.2}" y="{:.1}" width="{sw:.2}" height="6" fill="{}"><title>{name}: {secs:.3} s</title></rect>"#,
+                    y + LANE - 10.0,
+                    STEP_COLOURS[i]
+                );
+                t += secs;
+            }
+        }
         if w > 30.0 {
             let _ = writeln!(out, r#"<text x="{:.1}" y="{:.1}">{}.{}</text>"#, x0 + 3.0, y + LANE * 0.6, s.job.0, s.partition);
         }
@@ -123,8 +140,25 @@ pub fn svg(spans: &[Span], title: &str) -> String {
         let t = end * tick as f64 / 10.0;
         let _ = writeln!(out, r#"<text x="{:.1}" y="{axis_y}">{t:.2}s</text>"#, x(t) - 10.0);
     }
+    if spans.iter().any(|s| s.steps.is_some()) {
+        let mut lx = LEFT;
+        for (i, name) in STEP_NAMES.iter().enumerate() {
+            let _ = writeln!(out, r#"<rect x="{lx}" y="{}" width="10" height="8" fill="{}"/>"#, axis_y + 10.0, STEP_COLOURS[i]);
+            let _ = writeln!(out, r#"<text x="{}" y="{}">{name}</text>"#, lx + 13.0, axis_y + 18.0);
+            lx += 13.0 + 7.0 * name.len() as f64 + 14.0;
+        }
+    }
     out.push_str("</svg>\n");
     out
+}
+
+const STEP_NAMES: [&str; 7] = ["H (NTTs + MSM)", "select", "MSM L", "MSM A", "MSM B G1", "MSM B G2", "verify"];
+const STEP_COLOURS: [&str; 7] = ["#1f77b4", "#999", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#ff7f0e"];
+
+fn step_list(p: &ProofStages) -> [(&'static str, f64); 7] {
+    let g = &p.groth16;
+    let secs = [g.h, g.select, g.msm_l, g.msm_a, g.msm_b_g1, g.msm_b_g2, p.verify];
+    std::array::from_fn(|i| (STEP_NAMES[i], secs[i]))
 }
 
 fn escape(s: &str) -> String {

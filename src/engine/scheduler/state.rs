@@ -20,10 +20,10 @@ use crate::{
     circuit::Synthesized,
     engine::{
         config::Config,
-        job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind},
+        job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification},
         srs_cache,
         status::Counters,
-        timeline::{Event, Stage, Timeline},
+        timeline::{Event, ProofStages, Stage, Timeline},
     },
     groth16::{Proof, ProvingKey},
 };
@@ -49,6 +49,7 @@ pub(super) struct Job {
     pub(super) label: String,
     pub(super) key: Arc<ProvingKey>,
     pub(super) pvk: Arc<PreparedVerifyingKey<Bls12>>,
+    pub(super) verification: Verification,
     partition_bytes: u64,
     pub(super) proofs: Vec<Option<Proof>>,
     remaining: usize,
@@ -123,6 +124,7 @@ impl State {
                 label: spec.label,
                 key: spec.key,
                 pvk,
+                verification: spec.verification,
                 partition_bytes,
                 proofs: (0..count).map(|_| None).collect(),
                 remaining: count,
@@ -153,8 +155,13 @@ impl State {
     }
 
     pub(super) fn record(&mut self, started: Instant, key: QueueKey, stage: Stage, worker: usize) {
+        self.record_proof(started, key, stage, worker, None);
+    }
+
+    /// `record`, with how the proof's time split (at its end).
+    pub(super) fn record_proof(&mut self, started: Instant, key: QueueKey, stage: Stage, worker: usize, proof: Option<ProofStages>) {
         let priority = self.jobs.get(&key.job).map_or(Priority::Low, |j| j.priority);
-        let event = Event { at: started.elapsed(), job: key.job, priority, partition: key.partition, stage, worker };
+        let event = Event { at: started.elapsed(), job: key.job, priority, partition: key.partition, stage, worker, proof };
         self.timeline.record(event);
     }
 
@@ -179,8 +186,18 @@ impl State {
         if self.ahead_of(key.rank) >= self.config.ready_queue_depth {
             return None;
         }
+        // Workers and memory kept for PoSt: C2 and SnapDeals never take them.
+        let as_or_less_urgent: usize = self.synthesizing_by_rank[key.rank as usize..].iter().sum();
+        if as_or_less_urgent >= self.config.synthesis_threads + reserved_workers(key.rank) {
+            return None;
+        }
         let bytes = self.jobs.get(&key.job).map_or(0, |j| j.partition_bytes);
-        let available = self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight_bytes);
+        let reserve = if key.rank == Priority::Low.rank() { self.config.post_memory_reserve } else { 0 };
+        let available = self
+            .config
+            .host_memory_budget
+            .saturating_sub(self.keys_bytes() + self.in_flight_bytes)
+            .saturating_sub(reserve);
         if bytes > available {
             if self.in_flight_bytes > 0 {
                 return None;
@@ -246,7 +263,7 @@ impl State {
 
     /// Whether worker counts above the configuration ask this one to stop.
     pub(super) fn synthesis_worker_retires(&mut self) -> bool {
-        let retire = self.shutdown || self.synthesis_workers > self.config.synthesis_threads;
+        let retire = self.shutdown || self.synthesis_workers > synthesis_workers(&self.config);
         if retire {
             self.synthesis_workers -= 1;
         }
@@ -260,6 +277,19 @@ impl State {
         }
         retire
     }
+}
+
+/// Synthesis workers beyond `synthesis_threads` that only partitions of
+/// priority rank `rank` or more urgent may use: one for Window PoSt and
+/// Winning PoSt, one more for Winning PoSt. A PoSt arriving while C2
+/// partitions occupy every thread (minutes each at 32 GiB) starts at once.
+fn reserved_workers(rank: u8) -> usize {
+    (Priority::Low.rank() - rank) as usize
+}
+
+/// All synthesis workers of the engine.
+pub(super) fn synthesis_workers(config: &Config) -> usize {
+    config.synthesis_threads + reserved_workers(Priority::High.rank())
 }
 
 #[cfg(test)]
@@ -284,6 +314,7 @@ mod tests {
             partitions: (0..partitions)
                 .map(|_| PartitionWork { synthesize: Box::new(|| unreachable!()), public_inputs: Vec::new() })
                 .collect(),
+            verification: Verification::Required,
         };
         st.add_job(spec, pvk, 1000)
     }
@@ -303,6 +334,8 @@ mod tests {
             synthesis_threads: 1,
             prover_workers: 1,
             ready_queue_depth: 1,
+            post_memory_reserve: 0,
+            gpus: None,
         };
         let mut st = State::new(config, false);
         let low = add(&mut st, Priority::Low, 3);
@@ -317,5 +350,49 @@ mod tests {
         assert_eq!(st.ready.keys().next().unwrap().job, low);
         assert!(st.take_synthesis().is_none());
         assert_eq!(st.in_flight_bytes, 2000);
+    }
+
+    fn config(synthesis_threads: usize, post_memory_reserve: u64) -> Config {
+        Config {
+            param_cache: std::env::temp_dir(),
+            host_memory_budget: 1 << 40,
+            synthesis_threads,
+            prover_workers: 1,
+            ready_queue_depth: 100,
+            post_memory_reserve,
+            gpus: None,
+        }
+    }
+
+    #[test]
+    fn post_partitions_have_synthesis_workers_that_c2_cannot_take() {
+        let mut st = State::new(config(2, 0), false);
+        let low = add(&mut st, Priority::Low, 5);
+        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert!(st.take_synthesis().is_none(), "C2 uses synthesis_threads (2) workers at most");
+        let window = add(&mut st, Priority::Medium, 3);
+        assert_eq!(st.take_synthesis().unwrap().0.job, window, "Window PoSt has one more");
+        assert!(st.take_synthesis().is_none());
+        let winning = add(&mut st, Priority::High, 3);
+        assert_eq!(st.take_synthesis().unwrap().0.job, winning, "Winning PoSt one more again");
+        assert!(st.take_synthesis().is_none());
+        assert_eq!(synthesis_workers(&st.config), 4);
+    }
+
+    #[test]
+    fn post_partitions_have_memory_that_c2_cannot_take() {
+        let mut st = State::new(config(10, 1000), false);
+        let low = add(&mut st, Priority::Low, 5);
+        // Room for three partitions of 1000 bytes besides the keys.
+        st.config.host_memory_budget = st.keys_bytes() + 3000;
+        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert!(st.take_synthesis().is_none(), "the last 1000 bytes are kept for PoSt");
+        let window = add(&mut st, Priority::Medium, 2);
+        st.config.host_memory_budget = st.keys_bytes() + 3000;
+        assert_eq!(st.take_synthesis().unwrap().0.job, window);
+        assert!(st.take_synthesis().is_none(), "the budget is spent");
+        assert_eq!(st.in_flight_bytes, 3000);
     }
 }

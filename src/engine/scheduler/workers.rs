@@ -22,9 +22,9 @@ use super::{
 use crate::{
     circuit::Synthesized,
     engine::{
-        job::{JobState, PartitionWork},
-        prover,
-        timeline::Stage,
+        job::{JobState, PartitionWork, Verification},
+        prover::{self, Timed},
+        timeline::{ProofStages, Stage},
     },
     groth16::{random_rs, Proof, ProvingKey},
 };
@@ -56,14 +56,15 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         let start = Instant::now();
         let PartitionWork { synthesize, public_inputs } = work;
         let result = catch_unwind(AssertUnwindSafe(synthesize)).unwrap_or_else(|p| Err(panic_error(p)));
+        let mut st = lock(&shared.state);
+        let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
             ensure!(
-                cs.inputs.get(1..) == Some(&public_inputs[..]),
+                !verified || cs.inputs.get(1..) == Some(&public_inputs[..]),
                 "circuit inputs differ from the public inputs the verifier derives"
             );
             Ok(cs)
         });
-        let mut st = lock(&shared.state);
         st.synthesizing -= 1;
         st.synthesizing_by_rank[key.rank as usize] -= 1;
         st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
@@ -94,25 +95,28 @@ struct ProverWork {
     ready: Ready,
     pk: Arc<ProvingKey>,
     pvk: Arc<PreparedVerifyingKey<Bls12>>,
+    verification: Verification,
     label: String,
+    /// The configuration's GPUs when the partition was taken.
+    gpus: Vec<usize>,
 }
 
 pub(super) fn prover_worker(shared: &Shared, worker: usize) {
     loop {
         let Some(work) = next_to_prove(shared, worker) else { return };
         let start = Instant::now();
-        let ProverWork { key, ready, pk, pvk, label } = work;
+        let ProverWork { key, ready, pk, pvk, verification, label, gpus } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
-        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(&pk, &pvk, cs, public_inputs)))
+        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(&gpus, &pk, &pvk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
         st.proving -= 1;
         st.release(bytes);
         st.counters.proving_seconds += start.elapsed().as_secs_f64();
         let finished = match outcome {
-            Ok(proof) => {
+            Ok((proof, stages)) => {
                 st.counters.partitions_proved += 1;
-                st.record(shared.started, key, Stage::ProveEnd, worker);
+                st.record_proof(shared.started, key, Stage::ProveEnd, worker, Some(stages));
                 st.complete_partition(key, proof)
             }
             Err(e) => {
@@ -143,29 +147,36 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
                     st.release(ready.bytes);
                     continue;
                 };
-                let (pk, pvk, label) = (job.key.clone(), job.pvk.clone(), job.label.clone());
+                let (pk, pvk, verification, label) = (job.key.clone(), job.pvk.clone(), job.verification, job.label.clone());
                 st.proving += 1;
                 st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
                 st.record(shared.started, key, Stage::ProveStart, worker);
-                return Some(ProverWork { key, ready, pk, pvk, label });
+                let gpus = st.config.selected_gpus();
+                return Some(ProverWork { key, ready, pk, pvk, verification, label, gpus });
             }
         }
         st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
 }
 
-/// Proves `cs` (fresh r, s) and verifies the proof against `public_inputs`: no
-/// proof leaves the engine unverified.
+/// Proves `cs` (fresh r, s) and, unless the job is a timing benchmark's,
+/// verifies the proof against `public_inputs`: no proof leaves the engine
+/// unverified.
 fn prove_and_verify(
+    gpus: &[usize],
     pk: &Arc<ProvingKey>,
     pvk: &PreparedVerifyingKey<Bls12>,
+    verification: Verification,
     cs: Synthesized,
     public_inputs: Vec<Fr>,
-) -> Result<Proof> {
+) -> Result<(Proof, ProofStages)> {
     let (r, s) = random_rs(&mut OsRng);
-    let proof = prover::prove(pk, cs, r, s)?;
-    if !verify_proofs_batch(pvk, &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])? {
+    let Timed { proof, gpu, stages } = prover::prove_timed(prover::gpu_failure_policy(), Some(gpus), pk, cs, r, s)?;
+    let start = Instant::now();
+    if verification == Verification::Required
+        && !verify_proofs_batch(pvk, &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])?
+    {
         bail!("the proof does not verify (inconsistent inputs); it was not returned");
     }
-    Ok(proof)
+    Ok((proof, ProofStages { gpu, groth16: stages, verify: start.elapsed().as_secs_f64() }))
 }
