@@ -54,6 +54,28 @@ func submitPoSt(winning bool, registeredProof int32, randomness, proverID *[32]b
 	return job, err
 }
 
+func submitSnapDeals(updateProof int32, vanillaProofs [][]byte, c *updateCommitments, priority int32) (job uint64, err error) {
+	vanilla := boxedCopies(vanillaProofs)
+	defer freeBoxed(vanilla)
+	err = engineCall(func() C.cuzk_result_t {
+		return C.cuzk_submit_snap_deals(C.RegisteredUpdateProof_t(updateProof), boxedListRef(vanilla),
+			array32(&c.commROld), array32(&c.commRNew), array32(&c.commDNew), C.cuzk_priority_t(priority), (*C.uint64_t)(&job))
+	})
+	return job, err
+}
+
+func preloadParams(kind, registeredProof int32) error {
+	return engineCall(func() C.cuzk_result_t {
+		return C.cuzk_preload_params(C.cuzk_proof_kind_t(kind), C.int32_t(registeredProof))
+	})
+}
+
+func evictParams(kind, registeredProof int32) error {
+	return engineCall(func() C.cuzk_result_t {
+		return C.cuzk_evict_params(C.cuzk_proof_kind_t(kind), C.int32_t(registeredProof))
+	})
+}
+
 func waitJob(job uint64, timeoutMs uint64) ([]byte, error) {
 	var out C.slice_boxed_uint8_t
 	if err := engineCall(func() C.cuzk_result_t { return C.cuzk_wait(C.uint64_t(job), C.uint64_t(timeoutMs), &out) }); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-state-types/abi"
+	"github.com/ipfs/go-cid"
 )
 
 // Priority orders queued work at partition boundaries; PriorityDefault takes
@@ -100,6 +101,15 @@ func submitPoStJob(winning bool, proofType abi.RegisteredPoStProof, minerID abi.
 	return jobOf(id, err)
 }
 
+// SubmitUpdateProofWithVanilla submits a SnapDeals update proof from one
+// vanilla proof per partition (as SectorUpdate.GenerateUpdateProofWithVanilla);
+// Wait returns the proof's bytes.
+func SubmitUpdateProofWithVanilla(proofType abi.RegisteredUpdateProof, oldSealedCID, newSealedCID, unsealedCID cid.Cid, vanillaProofs [][]byte, priority Priority) (*Job, error) {
+	return withUpdateInputs(proofType, oldSealedCID, newSealedCID, unsealedCID, func(updateProof int32, c *updateCommitments) (*Job, error) {
+		return jobOf(submitSnapDeals(updateProof, vanillaProofs, c, int32(priority)))
+	})
+}
+
 func jobOf(id uint64, err error) (*Job, error) {
 	if err != nil {
 		return nil, err
@@ -131,6 +141,59 @@ func (j *Job) Cancel() error { return cancelJob(j.id) }
 // Release forgets the job without waiting (cancelling it if it runs).
 func (j *Job) Release() error { return releaseJob(j.id) }
 
+// RegisteredProof is any registered proof type whose proving key the engine
+// can hold: seal (PoRep C2), PoSt (Winning or Window) or update (SnapDeals).
+type RegisteredProof interface {
+	abi.RegisteredSealProof | abi.RegisteredPoStProof | abi.RegisteredUpdateProof
+}
+
+// PreloadParams loads the proving key of proofType into memory now (blocking
+// while the file is read); it stays resident until EvictParams. Preloading
+// the PoSt keys at start keeps the first Winning PoSt from paying the read.
+func PreloadParams[P RegisteredProof](proofType P) error {
+	kind, number, err := paramsOf(proofType)
+	if err != nil {
+		return err
+	}
+	return preloadParams(kind, number)
+}
+
+// EvictParams drops the proving key of proofType from memory once no running
+// job uses it; CodeNotFound if it was not resident.
+func EvictParams[P RegisteredProof](proofType P) error {
+	kind, number, err := paramsOf(proofType)
+	if err != nil {
+		return err
+	}
+	return evictParams(kind, number)
+}
+
+// The cuzk_proof_kind of the C API, in its order.
+const (
+	paramsPoRepC2 int32 = iota
+	paramsWinningPoSt
+	paramsWindowPoSt
+	paramsSnapDeals
+)
+
+func paramsOf[P RegisteredProof](proofType P) (kind, number int32, err error) {
+	switch p := any(proofType).(type) {
+	case abi.RegisteredSealProof:
+		number, err = sealProofNumber(p)
+		return paramsPoRepC2, number, err
+	case abi.RegisteredPoStProof:
+		number, err = postProofNumber(p)
+		if p <= abi.RegisteredPoStProof_StackedDrgWinning64GiBV1 {
+			return paramsWinningPoSt, number, err
+		}
+		return paramsWindowPoSt, number, err
+	case abi.RegisteredUpdateProof:
+		number, err = updateProofNumber(p)
+		return paramsSnapDeals, number, err
+	}
+	panic("unreachable: RegisteredProof has three types")
+}
+
 // EngineStatus is the engine's status report as JSON (docs/CONFIG.md).
 func EngineStatus() (json.RawMessage, error) {
 	return engineStatusJSON()
@@ -139,6 +202,40 @@ func EngineStatus() (json.RawMessage, error) {
 // EngineConfig is the configuration in force, as JSON (docs/CONFIG.md).
 func EngineConfig() (json.RawMessage, error) {
 	return engineConfigJSON()
+}
+
+// EngineSettings are the engine's settings (docs/CONFIG.md has each one's
+// meaning and default). In Configure, nil fields keep the value in force.
+type EngineSettings struct {
+	ParamCache        *string `json:"param_cache,omitempty"`
+	HostMemoryBudget  *uint64 `json:"host_memory_budget,omitempty"`
+	SynthesisThreads  *uint   `json:"synthesis_threads,omitempty"`
+	ProverWorkers     *uint   `json:"prover_workers,omitempty"`
+	ReadyQueueDepth   *uint   `json:"ready_queue_depth,omitempty"`
+	PostMemoryReserve *uint64 `json:"post_memory_reserve,omitempty"`
+}
+
+// Settings returns the settings in force, every field set.
+func Settings() (EngineSettings, error) {
+	var s EngineSettings
+	raw, err := EngineConfig()
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("the engine's configuration %s: %w", raw, err)
+	}
+	return s, nil
+}
+
+// Configure replaces the settings whose fields are set; a bad value changes
+// nothing and is an *EngineError with CodeInvalidArgument.
+func Configure(s EngineSettings) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return ConfigureEngine(raw)
 }
 
 // ConfigureEngine replaces the settings present in settings (a JSON object

@@ -3,10 +3,13 @@ package cuzk_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/filecoin-project/go-state-types/abi"
 	"github.com/filecoin-project/go-state-types/proof"
+	"github.com/ipfs/go-cid"
 
 	cuzk "cuzk.dev/go"
 )
@@ -124,5 +127,94 @@ func TestEngineStatusAndConfiguration(t *testing.T) {
 	}
 	if after, _ := cuzk.EngineConfig(); string(after) != string(config) {
 		t.Errorf("bad settings changed the configuration: %s, was %s", after, config)
+	}
+}
+
+func TestSubmittedUpdateProofVerifies(t *testing.T) {
+	s := sealedSector(t)
+	vanilla, err := updateVanillaProofs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := cuzk.SubmitUpdateProofWithVanilla(updateProof, s.sealedCID, s.updatedSealedCID, s.updatedUnsealedCID, vanilla, cuzk.PriorityDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofBytes, err := job.Wait(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectVerifies(t, "VerifyUpdateProof", true)(cuzk.SectorUpdate.VerifyUpdateProof(s.updateInfo(proofBytes)))
+	if _, err := cuzk.SubmitUpdateProofWithVanilla(updateProof, cid.Undef, s.updatedSealedCID, s.updatedUnsealedCID, vanilla, cuzk.PriorityDefault); err == nil {
+		t.Error("an undefined sealed CID was accepted")
+	}
+}
+
+func TestParamsPreloadAndEvict(t *testing.T) {
+	residentWith := func(fragment string) bool {
+		status, err := cuzk.EngineStatus()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var report struct {
+			Resident []struct {
+				CircuitID string `json:"circuit_id"`
+			} `json:"resident_parameters"`
+		}
+		if err := json.Unmarshal(status, &report); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range report.Resident {
+			if strings.Contains(r.CircuitID, fragment) {
+				return true
+			}
+		}
+		return false
+	}
+	if err := cuzk.PreloadParams(winningPoSt); err != nil {
+		t.Fatal(err)
+	}
+	if !residentWith("proof-of-spacetime") {
+		t.Fatal("the Winning PoSt key is not resident after PreloadParams")
+	}
+	if err := cuzk.EvictParams(winningPoSt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cuzk.EvictParams(winningPoSt); engineCode(err) != cuzk.CodeNotFound {
+		t.Errorf("evicting twice: want CodeNotFound, got %v", err)
+	}
+	if err := cuzk.PreloadParams(abi.RegisteredSealProof(999)); err == nil {
+		t.Error("an unknown seal proof type was accepted")
+	}
+	if err := cuzk.PreloadParams(abi.RegisteredPoStProof_StackedDrgWinning64GiBV1); err == nil {
+		t.Error("preloading parameters that are not in the cache succeeded")
+	}
+}
+
+func TestTypedSettingsRoundTrip(t *testing.T) {
+	before, err := cuzk.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.HostMemoryBudget == nil || before.SynthesisThreads == nil || before.ParamCache == nil || before.PostMemoryReserve == nil {
+		t.Fatalf("settings in force lack fields: %+v", before)
+	}
+	depth := *before.ReadyQueueDepth + 1
+	if err := cuzk.Configure(cuzk.EngineSettings{ReadyQueueDepth: &depth}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := cuzk.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *after.ReadyQueueDepth != depth || *after.HostMemoryBudget != *before.HostMemoryBudget {
+		t.Errorf("want only ready_queue_depth changed to %d: before %+v, after %+v", depth, before, after)
+	}
+	zero := uint(0)
+	if err := cuzk.Configure(cuzk.EngineSettings{SynthesisThreads: &zero}); engineCode(err) != cuzk.CodeInvalidArgument {
+		t.Errorf("zero synthesis threads: want CodeInvalidArgument, got %v", err)
+	}
+	if err := cuzk.Configure(before); err != nil {
+		t.Fatal(err)
 	}
 }
