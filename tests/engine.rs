@@ -19,7 +19,7 @@ use cuzk::{
     engine::{
         is_cancelled, requests,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
+        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesizeFn, Verification, WaitOutcome,
     },
     groth16::{Proof, ProvingKey},
 };
@@ -159,6 +159,34 @@ fn synthesis_of_the_next_partition_overlaps_the_proof_of_the_current_one() {
     let at = |stage, k| events.iter().find(|e| e.job == id && e.stage == stage && e.partition == k).unwrap().at;
     let overlapping = (0..3).filter(|&k| at(Stage::SynthesisStart, k + 1) < at(Stage::ProveEnd, k)).count();
     assert!(overlapping >= 2, "synthesis did not overlap proving: {events:#?}");
+}
+
+#[test]
+fn a_post_synthesizes_at_once_while_c2_syntheses_hold_every_thread() {
+    // One synthesis thread, taken by a C2 partition whose synthesis takes 2 s
+    // (as a 32 GiB one takes tens of seconds); a Winning and a Window PoSt
+    // each start on the workers kept for PoSt, long before it ends.
+    let engine = Engine::new(config(1, 8));
+    let slow = |k: u64| {
+        let PartitionWork { synthesize, public_inputs } = partition(k, LINKS);
+        let synthesize: SynthesizeFn = Box::new(move || {
+            std::thread::sleep(Duration::from_secs(2));
+            synthesize()
+        });
+        PartitionWork { synthesize, public_inputs }
+    };
+    let c2 = engine.submit(JobSpec { partitions: (0..2).map(|k| slow(500 + k)).collect(), ..job(Priority::Low, 1, 50) }).unwrap();
+    wait_until("the C2 synthesis to start", || engine.status().synthesizing == 1);
+    let window = engine.submit(job(Priority::Medium, 1, 51)).unwrap();
+    let winning = engine.submit(job(Priority::High, 1, 52)).unwrap();
+    finished(&engine, winning).unwrap();
+    finished(&engine, window).unwrap();
+    finished(&engine, c2).unwrap();
+    let events = engine.timeline();
+    let at = |job, stage| events.iter().find(|e| e.job == job && e.partition == 0 && e.stage == stage).unwrap().at;
+    for post in [window, winning] {
+        assert!(at(post, Stage::ProveEnd) < at(c2, Stage::SynthesisEnd), "{post:?} waited for the C2 synthesis: {events:#?}");
+    }
 }
 
 #[test]
