@@ -120,7 +120,7 @@ fn post_latency(
     c2_links: usize,
     post_links: usize,
     probes: usize,
-) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+) -> Result<(Vec<f64>, Vec<f64>, Option<f64>)> {
     let engine = Engine::new(engine_config()?);
     let mut idle = Vec::new();
     for p in 0..probes {
@@ -163,10 +163,11 @@ fn post_latency(
     Ok((idle, loaded, median(&proving)))
 }
 
-fn median(v: &[f64]) -> f64 {
+/// The middle value (the upper one of an even count); `None` for no values.
+pub fn median(v: &[f64]) -> Option<f64> {
     let mut v = v.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied()
 }
 
 /// One line per partition of the first job(s): when it was synthesized (s)

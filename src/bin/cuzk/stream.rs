@@ -44,7 +44,10 @@ use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
-use crate::{bench::env_usize, timeline};
+use crate::{
+    bench::{env_usize, median},
+    timeline,
+};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "2KiB".into());
@@ -258,12 +261,6 @@ fn partitions(events: &[Event], priority: cuzk::engine::Priority) -> Vec<Value> 
             }))
         })
         .collect()
-}
-
-fn median(v: &[f64]) -> Option<f64> {
-    let mut v = v.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied()
 }
 
 fn median_of(rows: &[Value], field: &str) -> Option<f64> {

@@ -328,16 +328,7 @@ mod tests {
 
     #[test]
     fn less_urgent_ready_partitions_do_not_hold_back_a_more_urgent_synthesis() {
-        let config = Config {
-            param_cache: std::env::temp_dir(),
-            host_memory_budget: 1 << 40,
-            synthesis_threads: 1,
-            prover_workers: 1,
-            ready_queue_depth: 1,
-            post_memory_reserve: 0,
-            gpus: None,
-        };
-        let mut st = State::new(config, false);
+        let mut st = State::new(Config { ready_queue_depth: 1, ..config(1, 0) }, false);
         let low = add(&mut st, Priority::Low, 3);
         let (key, _, bytes) = st.take_synthesis().unwrap();
         assert_eq!((key.job, key.partition), (low, 0));
