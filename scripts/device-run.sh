@@ -18,7 +18,7 @@ for t in $(./gpu-tests --list 2>/dev/null | sed -n 's/: test$//p'); do
   fi
 done
 echo "$pass passed, $fail failed"
-for b in ${CUZK_BENCHES:-gpu-bench}; do
+for b in ${CUZK_BENCHES-gpu-bench}; do
   [ -x "./$b" ] || continue
   timeout "${CUZK_BENCH_TIMEOUT:-300}" "./$b" >"$OUT/$b.json" 2>"$OUT/$b.err"
   echo "$b rc=$?"; tail -n 25 "$OUT/$b.err"

@@ -11,3 +11,6 @@ pub mod ffi;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 pub mod groth16;
+/// cbindgen:ignore
+#[cfg(any(feature = "cuda", test))]
+mod priority_lock;

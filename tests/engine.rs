@@ -6,7 +6,10 @@
 
 use std::{
     collections::HashMap,
-    sync::Arc,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -19,12 +22,13 @@ use cuzk::{
     engine::{
         is_cancelled, requests,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesizeFn, Verification, WaitOutcome,
+        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
     },
-    groth16::{Proof, ProvingKey},
+    groth16::{synthetic_srs, Proof, ProvingKey},
 };
 use once_cell::sync::Lazy;
 use rand::SeedableRng;
+use rayon::prelude::*;
 
 /// Constraints of the partitions in the ordering tests: long enough (a CPU
 /// proof of ~0.1 s) that work queues up behind a running partition.
@@ -50,6 +54,18 @@ fn partition(start: u64, links: usize) -> PartitionWork {
     let circuit = chain(start, links);
     let public_inputs = vec![circuit.output()];
     PartitionWork { synthesize: Box::new(move || Ok(synthesize(circuit)?)), public_inputs }
+}
+
+/// `partition(start, links)` whose synthesis runs `first` before the circuit.
+fn partition_after(start: u64, links: usize, first: impl FnOnce() + Send + 'static) -> PartitionWork {
+    let PartitionWork { synthesize, public_inputs } = partition(start, links);
+    PartitionWork {
+        synthesize: Box::new(move || {
+            first();
+            synthesize()
+        }),
+        public_inputs,
+    }
 }
 
 fn job(priority: Priority, partitions: usize, seed: u64) -> JobSpec {
@@ -85,6 +101,24 @@ fn finished(engine: &Engine, id: JobId) -> anyhow::Result<Vec<Proof>> {
 
 fn starts(events: &[Event], stage: Stage) -> Vec<(JobId, usize)> {
     events.iter().filter(|e| e.stage == stage).map(|e| (e.job, e.partition)).collect()
+}
+
+/// A one-partition Winning-PoSt-like job of `work` (a SMALL_LINKS circuit).
+fn submit_winning(engine: &Engine, work: PartitionWork, seed: u64) -> JobId {
+    engine.submit(JobSpec { key: SMALL_KEY.clone(), partitions: vec![work], ..job(Priority::High, 1, seed) }).unwrap()
+}
+
+/// Waits for every job of `jobs`, each of which must succeed; the timeline.
+fn all_proved(engine: &Engine, jobs: &[JobId]) -> Vec<Event> {
+    for &id in jobs {
+        finished(engine, id).unwrap();
+    }
+    engine.timeline()
+}
+
+/// When partition 0 of `job` reached `stage`.
+fn at(events: &[Event], job: JobId, stage: Stage) -> Duration {
+    events.iter().find(|e| e.job == job && e.partition == 0 && e.stage == stage).unwrap().at
 }
 
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
@@ -156,8 +190,8 @@ fn synthesis_of_the_next_partition_overlaps_the_proof_of_the_current_one() {
     let id = engine.submit(job(Priority::Low, 4, 7)).unwrap();
     finished(&engine, id).unwrap();
     let events = engine.timeline();
-    let at = |stage, k| events.iter().find(|e| e.job == id && e.stage == stage && e.partition == k).unwrap().at;
-    let overlapping = (0..3).filter(|&k| at(Stage::SynthesisStart, k + 1) < at(Stage::ProveEnd, k)).count();
+    let partition_at = |stage, k| events.iter().find(|e| e.job == id && e.stage == stage && e.partition == k).unwrap().at;
+    let overlapping = (0..3).filter(|&k| partition_at(Stage::SynthesisStart, k + 1) < partition_at(Stage::ProveEnd, k)).count();
     assert!(overlapping >= 2, "synthesis did not overlap proving: {events:#?}");
 }
 
@@ -167,26 +201,64 @@ fn a_post_synthesizes_at_once_while_c2_syntheses_hold_every_thread() {
     // (as a 32 GiB one takes tens of seconds); a Winning and a Window PoSt
     // each start on the workers kept for PoSt, long before it ends.
     let engine = Engine::new(config(1, 8));
-    let slow = |k: u64| {
-        let PartitionWork { synthesize, public_inputs } = partition(k, LINKS);
-        let synthesize: SynthesizeFn = Box::new(move || {
-            std::thread::sleep(Duration::from_secs(2));
-            synthesize()
-        });
-        PartitionWork { synthesize, public_inputs }
-    };
+    let slow = |k: u64| partition_after(k, LINKS, || std::thread::sleep(Duration::from_secs(2)));
     let c2 = engine.submit(JobSpec { partitions: (0..2).map(|k| slow(500 + k)).collect(), ..job(Priority::Low, 1, 50) }).unwrap();
     wait_until("the C2 synthesis to start", || engine.status().synthesizing == 1);
     let window = engine.submit(job(Priority::Medium, 1, 51)).unwrap();
     let winning = engine.submit(job(Priority::High, 1, 52)).unwrap();
-    finished(&engine, winning).unwrap();
-    finished(&engine, window).unwrap();
-    finished(&engine, c2).unwrap();
-    let events = engine.timeline();
-    let at = |job, stage| events.iter().find(|e| e.job == job && e.partition == 0 && e.stage == stage).unwrap().at;
+    let events = all_proved(&engine, &[winning, window, c2]);
     for post in [window, winning] {
-        assert!(at(post, Stage::ProveEnd) < at(c2, Stage::SynthesisEnd), "{post:?} waited for the C2 synthesis: {events:#?}");
+        let waited = at(&events, post, Stage::ProveEnd) > at(&events, c2, Stage::SynthesisEnd);
+        assert!(!waited, "{post:?} waited for the C2 synthesis: {events:#?}");
     }
+}
+
+#[test]
+fn a_post_proof_starts_at_once_while_a_c2_proof_holds_every_prover_worker() {
+    // One prover worker, taken by a C2 partition of 2^16 constraints (a CPU
+    // proof of a second or more here; timed only: its key is synthetic). A
+    // Winning PoSt synthesized meanwhile starts proving on a worker kept for
+    // PoSt before that proof ends (it waited for it before), and verifies.
+    let engine = Engine::new(config(1, 8));
+    let big = synthesize(chain(9, 1 << 16)).unwrap();
+    let key = Arc::new(synthetic_srs::key_for(&big, 16));
+    let c2 = engine
+        .submit(JobSpec {
+            key,
+            partitions: vec![partition(600, 1 << 16)],
+            verification: Verification::TimingOnly,
+            ..job(Priority::Low, 1, 60)
+        })
+        .unwrap();
+    wait_until("the C2 proof to start", || engine.status().proving == 1);
+    let winning = submit_winning(&engine, partition(61, SMALL_LINKS), 61);
+    let events = all_proved(&engine, &[winning, c2]);
+    let waited = at(&events, winning, Stage::ProveStart) > at(&events, c2, Stage::ProveEnd);
+    assert!(!waited, "the Winning PoSt waited for the C2 proof: {events:#?}");
+}
+
+#[test]
+fn a_c2_synthesis_holding_every_rayon_thread_does_not_delay_a_post() {
+    // A C2 partition whose synthesis keeps every rayon thread busy for 3 s, as
+    // the pieces of a 32 GiB partition do for tens of seconds; a Winning PoSt
+    // whose synthesis and submission (preparing its verifying key) are
+    // parallel too is proved long before that synthesis ends.
+    let engine = Engine::new(config(1, 8));
+    let started = Arc::new(AtomicUsize::new(0));
+    let holding = started.clone();
+    let c2_work = partition_after(700, LINKS, move || {
+        (0..rayon::current_num_threads()).into_par_iter().for_each(|_| {
+            holding.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_secs(3));
+        })
+    });
+    let c2 = engine.submit(JobSpec { partitions: vec![c2_work], ..job(Priority::Low, 1, 70) }).unwrap();
+    wait_until("the C2 synthesis to hold every thread", || started.load(Ordering::SeqCst) == rayon::current_num_threads());
+    let parallel = partition_after(71, SMALL_LINKS, || assert_eq!((0..64u64).into_par_iter().sum::<u64>(), 2016));
+    let winning = submit_winning(&engine, parallel, 71);
+    let events = all_proved(&engine, &[winning, c2]);
+    let waited = at(&events, winning, Stage::ProveEnd) > at(&events, c2, Stage::SynthesisEnd);
+    assert!(!waited, "the Winning PoSt waited for the C2 synthesis's threads: {events:#?}");
 }
 
 #[test]
@@ -308,8 +380,8 @@ fn status_reports_queues_jobs_memory_and_counters() {
     let s = engine.status();
     assert!(s.paused);
     assert_eq!((s.pending_partitions, s.ready_partitions, s.synthesizing, s.proving), (3, 0, 0, 0));
-    // One synthesis thread for C2, plus the two kept for PoSt.
-    assert_eq!((s.synthesis_workers, s.prover_workers, s.prover), (1 + 2, 1, "cpu"));
+    // One synthesis thread and one prover worker for C2, plus two of each kept for PoSt.
+    assert_eq!((s.synthesis_workers, s.prover_workers, s.prover), (1 + 2, 1 + 2, "cpu"));
     assert_eq!(s.jobs.iter().map(|j| (j.id, j.state, j.partitions)).collect::<Vec<_>>(), vec![(a, JobState::Queued, 2), (b, JobState::Queued, 1)]);
     assert_eq!(s.jobs[1].kind, ProofKind::WinningPost);
     assert_eq!(s.memory.keys_bytes, KEY.size_bytes() as u64);

@@ -14,7 +14,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
     api::{porep, post, sample, snap},
     circuit::{synthesize, MulChain, Synthesized},
-    engine::prover::{prove_under, GpuFailure},
+    engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
     gpu::{self, Device, DevicePoints, GpuProver, HPlan},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
@@ -302,4 +302,42 @@ fn out_of_device_memory_is_an_error_or_a_cpu_retry_and_frees_what_it_took() {
         let after = prove_under(GpuFailure::Error, &pk, cs.clone(), r, s).expect("the device works again");
         assert_eq!(after.to_bytes().to_vec(), on_cpu, "{stage}");
     }
+}
+
+#[test]
+fn proofs_sharing_the_device_step_by_step_give_cpu_bytes_and_unused_keys_free_it() {
+    let _gpu = exclusive();
+    gpu::drop_unused_keys(); // earlier tests' keys
+    let before = free_now();
+    let (cs, pk, r, s, on_cpu) = chain_of_2_20();
+    let small = synthesize(MulChain { start: Fr::from(7u64), links: 5000 }).unwrap();
+    let small_pk = Arc::new(synthetic_srs::key_for(&small, 32));
+    let small_cpu = prove(&small_pk, small.clone(), r, s).unwrap().to_bytes().to_vec();
+    // Two C2-like proofs (rank 2) and three urgent small ones (rank 0) at
+    // once: their steps interleave on the one device, over shared queries.
+    std::thread::scope(|scope| {
+        let mut proofs = Vec::new();
+        for i in 0..5 {
+            let (cs, pk, expected, rank) =
+                if i < 2 { (&cs, &pk, &on_cpu, 2) } else { (&small, &small_pk, &small_cpu, 0) };
+            proofs.push(scope.spawn(move || {
+                let on = Placement { gpus: None, rank };
+                let timed = prove_timed(GpuFailure::Error, on, pk, cs.clone(), r, s).unwrap();
+                assert_eq!(timed.gpu, Some(0), "proof {i} did not run on the GPU");
+                assert_eq!(&timed.proof.to_bytes().to_vec(), expected, "proof {i} (rank {rank}) differs from the CPU's");
+            }));
+        }
+        for p in proofs {
+            p.join().unwrap();
+        }
+    });
+    // The CUDA runtime keeps some memory for the threads that ran proofs, so
+    // the check is on what the keys took, not on the free memory at the start.
+    let keys_host = (pk.size_bytes() + small_pk.size_bytes()) as i64;
+    let held = free_now() as i64;
+    assert!((before as i64) - held > keys_host / 2, "the keys stay on the device while their owners hold them");
+    drop((pk, small_pk));
+    gpu::drop_unused_keys();
+    let freed = free_now() as i64 - held;
+    assert!(freed > keys_host / 2, "dropping the keys freed {freed} bytes; they take about {keys_host} on the host");
 }

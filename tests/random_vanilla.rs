@@ -3,6 +3,8 @@
 
 mod common;
 
+use bellperson::{Circuit, ConstraintSystem, LinearCombination, SynthesisError, Variable};
+use blstrs::Scalar as Fr;
 use common::shape;
 use cuzk::{
     api::{porep, random_vanilla},
@@ -66,8 +68,58 @@ fn random_32gib_post_circuits_have_every_sector_and_winning_synthesizes() {
     assert!(cs.num_constraints() > cs.inputs.len());
 }
 
+/// A constraint system that ends synthesis at its first variable: what a
+/// circuit checks before it allocates (outside its constraints) runs, the
+/// ~81M constraints of a 32 GiB SnapDeals partition do not.
+struct StopsAtFirstVariable;
+
+impl ConstraintSystem<Fr> for StopsAtFirstVariable {
+    type Root = Self;
+
+    fn alloc<F, A, AR>(&mut self, _: A, _: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        Err(SynthesisError::AssignmentMissing)
+    }
+
+    fn alloc_input<F, A, AR>(&mut self, annotation: A, f: F) -> Result<Variable, SynthesisError>
+    where
+        F: FnOnce() -> Result<Fr, SynthesisError>,
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+    {
+        self.alloc(annotation, f)
+    }
+
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
+    where
+        A: FnOnce() -> AR,
+        AR: Into<String>,
+        LA: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+        LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
+    {
+    }
+
+    fn push_namespace<NR: Into<String>, N: FnOnce() -> NR>(&mut self, _: N) {}
+
+    fn pop_namespace(&mut self) {}
+
+    fn get_root(&mut self) -> &mut Self::Root {
+        self
+    }
+}
+
 #[test]
-fn random_32gib_update_circuit_builds() {
+fn random_32gib_update_circuit_passes_the_circuits_own_checks() {
+    // The SnapDeals circuit asserts, before allocating, that all challenges of
+    // a partition share the top of their TreeD paths (the supraseal benchmark
+    // panicked there on paths with random siblings everywhere).
     let rp = filecoin_proofs_api::RegisteredUpdateProof::StackedDrg32GiBV1;
-    random_vanilla::update_circuit::<SectorShape32GiB>(rp, 5).unwrap();
+    let circuit = random_vanilla::update_circuit::<SectorShape32GiB>(rp, 5).unwrap();
+    let stopped = circuit.synthesize(&mut StopsAtFirstVariable);
+    assert!(matches!(stopped, Err(SynthesisError::AssignmentMissing)), "{stopped:?}");
 }

@@ -121,11 +121,14 @@ pub fn update_circuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     // is the old one encoded with the new data under the challenge's rho.
     let phi = phi(&comm_d_new, &comm_r_old);
     let high_shift = params.sector_nodes.trailing_zeros() as usize - config.h;
+    // A partition's challenges lie in one subtree of TreeD: their paths share
+    // the siblings above it (the circuit asserts it).
+    let partition_path: Vec<_> = (0..params.partition_bit_len).map(|_| Domain::random(&mut rng)).collect();
     let challenge_proofs = Challenges::new(params.sector_nodes, comm_r_new, 0)
         .take(params.challenge_count)
         .map(|c| {
             let proof_r_old = tree_r_path::<Tree>(params.sector_nodes, comm_r_old, &mut rng);
-            let proof_d_new = binary_path::<TreeDHasher>(params.sector_nodes, comm_d_new, &mut rng);
+            let proof_d_new = binary_path::<TreeDHasher>(params.sector_nodes, comm_d_new, &partition_path, &mut rng);
             let (old, data): (Fr, Fr) = (proof_r_old.leaf().into(), proof_d_new.leaf().into());
             let new_leaf = old + data * rho(&phi, c >> high_shift);
             let proof_r_new = tree_r_path::<Tree>(params.sector_nodes, comm_r_new, &mut rng);
@@ -161,7 +164,7 @@ impl<Tree: 'static + MerkleTreeTrait> Shape<Tree> {
         };
         let parents = |rng: &mut ChaCha8Rng| (0..TOTAL_PARENTS).map(|_| <Tree::Hasher as Hasher>::Domain::random(rng)).collect();
         Proof {
-            comm_d_proofs: binary_path::<DefaultPieceHasher>(self.nodes, self.comm_d, rng),
+            comm_d_proofs: binary_path::<DefaultPieceHasher>(self.nodes, self.comm_d, &[], rng),
             comm_r_last_proof: tree_r_path::<Tree>(self.nodes, self.comm_r_last, rng),
             replica_column_proofs: ReplicaColumnProof {
                 c_x: column(rng),
@@ -204,8 +207,16 @@ fn tree_r_path<Tree: MerkleTreeTrait>(
     MerkleProof::from_parts(Domain::random(rng), root, path)
 }
 
-fn binary_path<H: Hasher>(nodes: usize, root: H::Domain, rng: &mut ChaCha8Rng) -> MerkleProof<H, U2> {
-    let path = (0..nodes.ilog2()).map(|_| (vec![H::Domain::random(rng)], rng.gen_range(0..2))).collect();
+/// A binary inclusion proof over `nodes` leaves whose top siblings are `top`
+/// (leaf side first), the others random.
+fn binary_path<H: Hasher>(nodes: usize, root: H::Domain, top: &[H::Domain], rng: &mut ChaCha8Rng) -> MerkleProof<H, U2> {
+    let random = nodes.ilog2() as usize - top.len();
+    let path = (0..random + top.len())
+        .map(|level| {
+            let sibling = top.get(level.wrapping_sub(random)).copied().unwrap_or_else(|| H::Domain::random(rng));
+            (vec![sibling], rng.gen_range(0..2))
+        })
+        .collect();
     MerkleProof::from_parts(H::Domain::random(rng), root, path)
 }
 

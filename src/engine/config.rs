@@ -20,7 +20,8 @@ pub struct Config {
     /// C2 and SnapDeals partitions synthesized at the same time (PoSt has two
     /// more workers of its own).
     pub synthesis_threads: usize,
-    /// Prover workers: one per usable GPU, else one on the CPU.
+    /// C2 and SnapDeals proofs at once: one per usable GPU, else one on the
+    /// CPU (the engine adds two prover workers only PoSt may use).
     pub prover_workers: usize,
     /// Synthesized partitions waiting for a prover worker, at most.
     pub ready_queue_depth: usize,

@@ -2,6 +2,7 @@
 //! budgets), its configuration, the proving-key cache, the devices, and the
 //! asynchronous requests of the `cuzk_*` C API.
 
+mod bulk_pool;
 pub mod config;
 pub mod devices;
 pub mod estimate;

@@ -60,7 +60,7 @@ pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proo
 
 /// As `prove`, GPU failures handled as `policy` says.
 pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
-    prove_timed(policy, None, pk, cs, r, s).map(|t| t.proof)
+    prove_timed(policy, Placement::ANY, pk, cs, r, s).map(|t| t.proof)
 }
 
 /// Puts `pk` on a free GPU now, where there is one and it fits, so that the
@@ -82,21 +82,35 @@ pub struct Timed {
     pub stages: StageTimes,
 }
 
-/// As `prove_under` on one of `gpus` (indices among the usable devices;
-/// `None`: any), with where and how long. `cs` is consumed: its a, b, c
-/// are freed once H is done (see `groth16::prove_timed`), so a GPU step that
-/// fails later is retried on the CPU alone, from the steps already done.
+/// Which GPUs a proof may run on, and how urgently its steps take one.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement<'a> {
+    /// Indices among the usable devices; `None`: any.
+    pub gpus: Option<&'a [usize]>,
+    /// The job's priority rank (0 first): between two steps of a proof, a
+    /// GPU goes to the most urgent step waiting for it.
+    pub rank: u8,
+}
+
+impl Placement<'_> {
+    pub const ANY: Placement<'static> = Placement { gpus: None, rank: 0 };
+}
+
+/// As `prove_under`, placed as `on` says, with where and how long. `cs` is
+/// consumed: its a, b, c are freed once H is done (see
+/// `groth16::prove_timed`), so a GPU step that fails later is retried on the
+/// CPU alone, from the steps already done.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
 pub fn prove_timed(
     policy: GpuFailure,
-    gpus: Option<&[usize]>,
+    on: Placement,
     pk: &Arc<ProvingKey>,
     cs: Synthesized,
     r: Fr,
     s: Fr,
 ) -> Result<Timed> {
     #[cfg(feature = "cuda")]
-    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, gpus) {
+    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, on.gpus, on.rank) {
         match gpu {
             Ok(gpu) => {
                 let device = gpu.device();

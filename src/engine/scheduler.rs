@@ -132,7 +132,7 @@ impl Engine {
             st.synthesis_workers += 1;
             st.next_worker += 1;
         }
-        while st.prover_workers < st.config.prover_workers {
+        while st.prover_workers < state::prover_workers(&st.config) {
             let (shared, id) = (self.shared.clone(), st.next_worker);
             if let Err(e) =
                 std::thread::Builder::new().name(format!("cuzk-prover-{id}")).spawn(move || prover_worker(&shared, id))

@@ -42,11 +42,14 @@ pub fn resident_keys() -> Vec<Arc<ProvingKey>> {
     cache.values().filter_map(|slot| slot.get().cloned()).collect()
 }
 
-/// Drops circuit `id`'s key from the cache; the memory is freed once no job
-/// still holding it is running. False if it was not resident.
+/// Drops circuit `id`'s key from the cache, and its copies on the GPUs; the
+/// memory is freed once no job still holding it is running. False if it was
+/// not resident.
 pub fn evict(id: &str) -> bool {
     let removed = CACHE.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
     let was_resident = removed.is_some_and(|slot| slot.get().is_some());
+    #[cfg(feature = "cuda")]
+    crate::gpu::drop_unused_keys();
     if was_resident {
         log::info!("cuzk: evicted parameters {id}");
     }

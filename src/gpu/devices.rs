@@ -3,12 +3,13 @@
 //! the CUDA runtime itself. No usable device means the CPU path, with the
 //! reason logged.
 
-use std::{ffi::CStr, os::raw::c_int, sync::Mutex};
+use std::{ffi::CStr, os::raw::c_int, sync::atomic::AtomicUsize};
 
 use anyhow::Result;
 use once_cell::sync::Lazy;
 
 use super::sys::{self, check, GpuInfo};
+use crate::priority_lock::PriorityLock;
 
 pub struct Device {
     /// Index among the usable devices (what cuda/ calls `device`).
@@ -17,8 +18,11 @@ pub struct Device {
     pub cuda_ordinal: i32,
     pub compute_capability: (i32, i32),
     pub total_bytes: usize,
-    /// Held while a proof runs on the device: one proof at a time per GPU.
-    pub(crate) lock: Mutex<()>,
+    /// Held for one proof step (H, an MSM) or one upload at a time: steps of
+    /// several proofs interleave, the most urgent proof's first.
+    pub(crate) lock: PriorityLock,
+    /// Proofs assigned to the device now (new proofs go to the least loaded).
+    pub(crate) proofs: AtomicUsize,
 }
 
 impl Device {
@@ -55,7 +59,8 @@ fn discover() -> Result<Vec<Device>> {
                 cuda_ordinal: i.cuda_ordinal,
                 compute_capability: (i.major, i.minor),
                 total_bytes: i.total_bytes,
-                lock: Mutex::new(()),
+                lock: PriorityLock::default(),
+                proofs: AtomicUsize::new(0),
             })
         })
         .collect()

@@ -1,6 +1,6 @@
 //! The GPU kernels outside a proof, for tests and benchmarks: points uploaded
 //! once for repeated MSMs, and the H polynomial. Each call takes the device's
-//! lock, as a proof does.
+//! lock, as a proof step does, ahead of any proof's waiting step.
 
 use anyhow::Result;
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
@@ -28,13 +28,13 @@ impl DevicePoints {
 
     /// MSM over the first `scalars.len()` points of an upload_g1.
     pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
-        let _busy = self.device.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _busy = self.device.lock.lock(0);
         self.query.msm_g1(scalars)
     }
 
     /// MSM over the first `scalars.len()` points of an upload_g2.
     pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
-        let _busy = self.device.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _busy = self.device.lock.lock(0);
         self.query.msm_g2(scalars)
     }
 }
@@ -42,7 +42,7 @@ impl DevicePoints {
 /// The H coefficients on `device` with the vectors placed as `plan` says, as
 /// `groth16::cpu::h_coefficients` computes them.
 pub fn h_coefficients(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -> Result<Vec<Fr>> {
-    let _busy = device.lock.lock().unwrap_or_else(|e| e.into_inner());
+    let _busy = device.lock.lock(0);
     match h_on_device(device, a, b, c, plan)? {
         Some(h) => h.to_host(),
         None => Ok(Vec::new()),

@@ -2,7 +2,7 @@
 //! (G1 and G2) through sppark's Pippenger over the key's queries on the device.
 
 use std::{
-    sync::{atomic::AtomicUsize, atomic::Ordering, Arc, MutexGuard},
+    sync::{atomic::Ordering, Arc},
     time::Instant,
 };
 
@@ -15,40 +15,43 @@ use super::{
     h_poly::{h_on_device, HPlan},
     resident::{key_on, DeviceKey},
 };
-use crate::groth16::{cpu, Backend, G1Query, ProvingKey};
+use crate::{
+    groth16::{cpu, Backend, G1Query, ProvingKey},
+    priority_lock::PriorityGuard,
+};
 
-/// A device held for one proof, with the proving key on it.
+/// A device assigned to one proof, with the proving key on it. The device is
+/// held one step at a time (H, each MSM), at the proof's rank: between two
+/// steps of a long proof, a more urgent proof's steps go first, and the
+/// device is free while the CPU gathers the MSM scalars.
 pub struct GpuProver {
     key: Arc<DeviceKey>,
     device: &'static Device,
-    _busy: MutexGuard<'static, ()>,
+    rank: u8,
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
 impl GpuProver {
-    /// A free device (or, when all are busy, the next in turn once it is free)
-    /// with `pk` on it; `None` without a usable GPU.
+    /// The least loaded device with `pk` on it, for a proof of rank 0 (most
+    /// urgent); `None` without a usable GPU.
     pub fn acquire(pk: &Arc<ProvingKey>) -> Option<Result<Self>> {
-        Self::acquire_among(pk, None)
+        Self::acquire_among(pk, None, 0)
     }
 
-    /// As `acquire`, among the devices of index in `allowed` (`None`: all);
-    /// `None` when that leaves none.
-    pub fn acquire_among(pk: &Arc<ProvingKey>, allowed: Option<&[usize]>) -> Option<Result<Self>> {
-        let all: Vec<&'static Device> = devices()
+    /// As `acquire`, among the devices of index in `allowed` (`None`: all),
+    /// for a proof whose steps take the device at `rank` (0 first); `None`
+    /// when that leaves no device.
+    pub fn acquire_among(pk: &Arc<ProvingKey>, allowed: Option<&[usize]>, rank: u8) -> Option<Result<Self>> {
+        let device = devices()
             .iter()
             .filter(|d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
-            .collect();
-        if all.is_empty() {
-            return None;
-        }
-        let idle = all.iter().find_map(|d| d.lock.try_lock().ok().map(|g| (*d, g)));
-        let (device, busy) = idle.unwrap_or_else(|| {
-            let d = all[NEXT.fetch_add(1, Ordering::Relaxed) % all.len()];
-            (d, d.lock.lock().unwrap_or_else(|e| e.into_inner()))
-        });
-        Some(key_on(device, pk).map(|key| Self { key, device, _busy: busy }))
+            .min_by_key(|d| d.proofs.load(Ordering::Relaxed))?;
+        device.proofs.fetch_add(1, Ordering::Relaxed);
+        // Under the device's lock: no other proof's step holds working memory
+        // while the key is sized against the free memory.
+        let key = key_on(device, pk, &device.lock.lock(rank));
+        Some(key.map(|key| Self { key, device, rank }).inspect_err(|_| {
+            device.proofs.fetch_sub(1, Ordering::Relaxed);
+        }))
     }
 
     pub fn device(&self) -> &Device {
@@ -59,16 +62,31 @@ impl GpuProver {
     pub fn key_resident(&self) -> bool {
         self.key.resident
     }
+
+    /// The device for one step.
+    fn step(&self) -> PriorityGuard<'static> {
+        self.device.lock.lock(self.rank)
+    }
+}
+
+impl Drop for GpuProver {
+    fn drop(&mut self) {
+        self.device.proofs.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Backend for GpuProver {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+        let step = self.step();
         let start = Instant::now();
         let domain = a.len().next_power_of_two();
         let Some(plan) = HPlan::fitting(self.device.free_bytes()?, domain) else {
-            // Not even one NTT vector fits: H on the CPU, its MSM still here.
+            // Not even one NTT vector fits: H on the CPU (the device free for
+            // other proofs meanwhile), its MSM still here.
             log::info!("cuzk GPU {}: no room for a 2^{} NTT: H computed on the CPU", self.device.index, domain.trailing_zeros());
+            drop(step);
             let h = cpu::h_coefficients(a, b, c)?;
+            let _step = self.step();
             return self.key.h.msm_g1(&h).context("GPU MSM H");
         };
         let Some(h) = h_on_device(self.device, a, b, c, plan)? else {
@@ -81,6 +99,7 @@ impl Backend for GpuProver {
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
+        let _step = self.step();
         let k = &self.key;
         let q = match query {
             G1Query::L => &k.l,
@@ -91,6 +110,7 @@ impl Backend for GpuProver {
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        let _step = self.step();
         self.key.b_g2.msm_g2(scalars).context("GPU MSM B (G2)")
     }
 }

@@ -6,7 +6,7 @@
 use std::{
     os::raw::c_int,
     ptr,
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, MutexGuard},
 };
 
 use anyhow::{Context, Result};
@@ -20,7 +20,7 @@ use super::{
     h_poly::DeviceH,
     sys::{self, check, RawQuery},
 };
-use crate::groth16::ProvingKey;
+use crate::{groth16::ProvingKey, priority_lock::PriorityGuard};
 
 /// One query object of cuda/srs_msm.cuh, freed with its group's destructor.
 pub struct Query {
@@ -29,7 +29,7 @@ pub struct Query {
 }
 
 // SAFETY: the C++ object has no thread affinity; cuzk uses a device's queries
-// only while holding that device's lock, so calls never overlap.
+// only while holding that device's lock (one proof step), so calls never overlap.
 unsafe impl Send for Query {}
 // SAFETY: as above: shared references never call into C concurrently.
 unsafe impl Sync for Query {}
@@ -149,11 +149,22 @@ pub fn working_bytes(pk: &ProvingKey) -> usize {
 
 static KEYS: Lazy<Mutex<Vec<Arc<DeviceKey>>>> = Lazy::new(Default::default);
 
-/// `pk` on `device`, uploading it if it is not there yet.
-pub fn key_on(device: &Device, pk: &Arc<ProvingKey>) -> Result<Arc<DeviceKey>> {
-    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
-    // A key only this cache holds can never be asked for again.
-    keys.retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
+fn keys() -> MutexGuard<'static, Vec<Arc<DeviceKey>>> {
+    KEYS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Drops the device copies (and with them the host memory) of the keys only
+/// this cache still holds: such a key can never be asked for again.
+pub fn drop_unused_keys() {
+    keys().retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
+}
+
+/// `pk` on `device`, uploading it if it is not there yet. The caller holds
+/// the device's lock (`_held`), so no proof step's working memory is counted
+/// as taken for good.
+pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
+    drop_unused_keys();
+    let mut keys = keys();
     if let Some(at) = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk)) {
         let key = keys.remove(at);
         keys.push(key.clone());

@@ -220,6 +220,9 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         }
     }
     drop(pk);
+    // The GPU key cache's copy too: its host memory is the size of the file
+    // supraseal reads next.
+    gpu::drop_unused_keys();
 
     // supraseal: load the SRS from the file, then prove (it synthesizes inside).
     let t = Instant::now();

@@ -172,7 +172,9 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
     let mut stream_busy = Vec::new();
     for p in 0..probes {
         let t = Instant::now();
-        loaded.push(latency(winning_job(100 + p as u64)?, t)?);
+        let l = latency(winning_job(100 + p as u64)?, t)?;
+        eprintln!("stream: Winning PoSt probe {p} under load: {l:.3} s");
+        loaded.push(l);
         let status = engine.status();
         stream_busy.push(status.pending_partitions + status.synthesizing + status.proving > 0);
         std::thread::sleep(gap);

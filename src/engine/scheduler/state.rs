@@ -70,6 +70,8 @@ pub(super) struct State {
     /// Partitions being synthesized, by priority rank.
     pub(super) synthesizing_by_rank: [usize; 3],
     pub(super) proving: usize,
+    /// Partitions being proved, by priority rank.
+    pub(super) proving_by_rank: [usize; 3],
     /// Estimated bytes of the partitions between synthesis start and proof end.
     pub(super) in_flight_bytes: u64,
     pub(super) peak_in_flight_bytes: u64,
@@ -93,6 +95,7 @@ impl State {
             synthesizing: 0,
             synthesizing_by_rank: [0; 3],
             proving: 0,
+            proving_by_rank: [0; 3],
             in_flight_bytes: 0,
             peak_in_flight_bytes: 0,
             synthesis_workers: 0,
@@ -221,6 +224,32 @@ impl State {
         Some((key, work, bytes))
     }
 
+    /// The most urgent ready partition a prover worker may take now: C2 and
+    /// SnapDeals never take the prover workers kept for PoSt, so a PoSt proof
+    /// starts while C2 proofs occupy every other worker (on a GPU, its steps
+    /// then go between theirs, first). Counted as proving.
+    pub(super) fn take_ready(&mut self) -> Option<(QueueKey, Ready)> {
+        if self.paused || self.proving >= prover_workers(&self.config) {
+            return None;
+        }
+        let workers = self.config.prover_workers;
+        let key = *self.ready.keys().find(|k| {
+            let as_or_less_urgent: usize = self.proving_by_rank[k.rank as usize..].iter().sum();
+            as_or_less_urgent < workers + reserved_workers(k.rank)
+        })?;
+        let ready = self.ready.remove(&key).expect("present");
+        self.proving += 1;
+        self.proving_by_rank[key.rank as usize] += 1;
+        Some((key, ready))
+    }
+
+    /// A proof taken by `take_ready` ended.
+    pub(super) fn proved(&mut self, key: QueueKey, bytes: u64) {
+        self.proving -= 1;
+        self.proving_by_rank[key.rank as usize] -= 1;
+        self.release(bytes);
+    }
+
     pub(super) fn release(&mut self, bytes: u64) {
         self.in_flight_bytes -= bytes;
     }
@@ -271,7 +300,7 @@ impl State {
     }
 
     pub(super) fn prover_worker_retires(&mut self) -> bool {
-        let retire = self.shutdown || self.prover_workers > self.config.prover_workers;
+        let retire = self.shutdown || self.prover_workers > prover_workers(&self.config);
         if retire {
             self.prover_workers -= 1;
         }
@@ -279,10 +308,11 @@ impl State {
     }
 }
 
-/// Synthesis workers beyond `synthesis_threads` that only partitions of
-/// priority rank `rank` or more urgent may use: one for Window PoSt and
-/// Winning PoSt, one more for Winning PoSt. A PoSt arriving while C2
-/// partitions occupy every thread (minutes each at 32 GiB) starts at once.
+/// Workers beyond the configured counts (synthesis and prover alike) that
+/// only partitions of priority rank `rank` or more urgent may use: one for
+/// Window PoSt and Winning PoSt, one more for Winning PoSt. A PoSt arriving
+/// while C2 partitions occupy every thread (a minute each at 32 GiB) starts
+/// at once.
 fn reserved_workers(rank: u8) -> usize {
     (Priority::Low.rank() - rank) as usize
 }
@@ -290,6 +320,11 @@ fn reserved_workers(rank: u8) -> usize {
 /// All synthesis workers of the engine.
 pub(super) fn synthesis_workers(config: &Config) -> usize {
     config.synthesis_threads + reserved_workers(Priority::High.rank())
+}
+
+/// All prover workers of the engine.
+pub(super) fn prover_workers(config: &Config) -> usize {
+    config.prover_workers + reserved_workers(Priority::High.rank())
 }
 
 #[cfg(test)]
@@ -369,6 +404,42 @@ mod tests {
         assert_eq!(st.take_synthesis().unwrap().0.job, winning, "Winning PoSt one more again");
         assert!(st.take_synthesis().is_none());
         assert_eq!(synthesis_workers(&st.config), 4);
+    }
+
+    /// Makes every taken partition ready, as the synthesis workers do.
+    fn all_ready(st: &mut State) {
+        while let Some((key, _, bytes)) = st.take_synthesis() {
+            make_ready(st, key, bytes);
+        }
+    }
+
+    #[test]
+    fn post_proofs_have_prover_workers_that_c2_cannot_take() {
+        let mut st = State::new(config(10, 0), false);
+        let low = add(&mut st, Priority::Low, 3);
+        all_ready(&mut st);
+        let (c2, _) = st.take_ready().unwrap();
+        assert_eq!(c2.job, low);
+        assert!(st.take_ready().is_none(), "C2 uses prover_workers (1) workers at most");
+        let window = add(&mut st, Priority::Medium, 2);
+        let winning = add(&mut st, Priority::High, 3);
+        all_ready(&mut st);
+        assert_eq!(st.take_ready().unwrap().0.job, winning, "the most urgent first, on a worker kept for PoSt");
+        assert_eq!(st.take_ready().unwrap().0.job, winning, "Winning PoSt may use both kept workers");
+        assert!(st.take_ready().is_none(), "every worker is busy");
+        assert_eq!(prover_workers(&st.config), 3);
+        // A Winning proof ends: its worker goes to the next Winning partition,
+        // then the Window PoSt (one kept worker), never to C2.
+        st.proved(QueueKey { rank: 0, job: winning, partition: 0 }, 1000);
+        assert_eq!(st.take_ready().unwrap().0.job, winning);
+        st.proved(QueueKey { rank: 0, job: winning, partition: 1 }, 1000);
+        st.proved(QueueKey { rank: 0, job: winning, partition: 2 }, 1000);
+        assert_eq!(st.take_ready().unwrap().0.job, window);
+        assert!(st.take_ready().is_none(), "the second Window partition waits: one worker is kept for Winning");
+        st.proved(c2, 1000);
+        assert_eq!(st.take_ready().unwrap().0.job, window, "a Window PoSt may take C2's worker too");
+        assert_eq!(st.take_ready().unwrap().0.job, low);
+        assert_eq!(st.proving, 3);
     }
 
     #[test]

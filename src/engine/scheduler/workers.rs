@@ -22,8 +22,9 @@ use super::{
 use crate::{
     circuit::Synthesized,
     engine::{
-        job::{JobState, PartitionWork, Verification},
-        prover::{self, Timed},
+        bulk_pool,
+        job::{JobState, PartitionWork, Priority, Verification},
+        prover::{self, Placement, Timed},
         timeline::{ProofStages, Stage},
     },
     groth16::{random_rs, Proof, ProvingKey},
@@ -55,7 +56,8 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         };
         let start = Instant::now();
         let PartitionWork { synthesize, public_inputs } = work;
-        let result = catch_unwind(AssertUnwindSafe(synthesize)).unwrap_or_else(|p| Err(panic_error(p)));
+        let synthesize = || catch_unwind(AssertUnwindSafe(synthesize)).unwrap_or_else(|p| Err(panic_error(p)));
+        let result = if key.rank == Priority::Low.rank() { bulk_pool::install(synthesize) } else { synthesize() };
         let mut st = lock(&shared.state);
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
@@ -107,11 +109,11 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         let start = Instant::now();
         let ProverWork { key, ready, pk, pvk, verification, label, gpus } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
-        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(&gpus, &pk, &pvk, verification, cs, public_inputs)))
+        let on = Placement { gpus: Some(&gpus), rank: key.rank };
+        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(on, &pk, &pvk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
-        st.proving -= 1;
-        st.release(bytes);
+        st.proved(key, bytes);
         st.counters.proving_seconds += start.elapsed().as_secs_f64();
         let finished = match outcome {
             Ok((proof, stages)) => {
@@ -129,31 +131,31 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
             shared.done_cv.notify_all();
         }
         shared.synthesis_cv.notify_all();
+        // A partition the reserved workers left may be takeable now.
+        shared.prover_cv.notify_all();
     }
 }
 
-/// The most urgent ready partition of a live job; `None` when this worker retires.
+/// The most urgent ready partition of a live job this worker may take (see
+/// `State::take_ready`); `None` when this worker retires.
 fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
     let mut st = lock(&shared.state);
     loop {
         if st.prover_worker_retires() {
             return None;
         }
-        if !st.paused {
-            if let Some((key, ready)) = st.ready.pop_first() {
-                // A ready slot is free: another synthesis may start.
-                shared.synthesis_cv.notify_all();
-                let Some(job) = st.live(key.job) else {
-                    st.release(ready.bytes);
-                    continue;
-                };
-                let (pk, pvk, verification, label) = (job.key.clone(), job.pvk.clone(), job.verification, job.label.clone());
-                st.proving += 1;
-                st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
-                st.record(shared.started, key, Stage::ProveStart, worker);
-                let gpus = st.config.selected_gpus();
-                return Some(ProverWork { key, ready, pk, pvk, verification, label, gpus });
-            }
+        if let Some((key, ready)) = st.take_ready() {
+            // A ready slot is free: another synthesis may start.
+            shared.synthesis_cv.notify_all();
+            let Some(job) = st.live(key.job) else {
+                st.proved(key, ready.bytes);
+                continue;
+            };
+            let (pk, pvk, verification, label) = (job.key.clone(), job.pvk.clone(), job.verification, job.label.clone());
+            st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
+            st.record(shared.started, key, Stage::ProveStart, worker);
+            let gpus = st.config.selected_gpus();
+            return Some(ProverWork { key, ready, pk, pvk, verification, label, gpus });
         }
         st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
@@ -163,7 +165,7 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
 /// verifies the proof against `public_inputs`: no proof leaves the engine
 /// unverified.
 fn prove_and_verify(
-    gpus: &[usize],
+    on: Placement,
     pk: &Arc<ProvingKey>,
     pvk: &PreparedVerifyingKey<Bls12>,
     verification: Verification,
@@ -171,7 +173,7 @@ fn prove_and_verify(
     public_inputs: Vec<Fr>,
 ) -> Result<(Proof, ProofStages)> {
     let (r, s) = random_rs(&mut OsRng);
-    let Timed { proof, gpu, stages } = prover::prove_timed(prover::gpu_failure_policy(), Some(gpus), pk, cs, r, s)?;
+    let Timed { proof, gpu, stages } = prover::prove_timed(prover::gpu_failure_policy(), on, pk, cs, r, s)?;
     let start = Instant::now();
     if verification == Verification::Required
         && !verify_proofs_batch(pvk, &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])?
