@@ -238,9 +238,9 @@ impl Engine {
             prover_workers: st.prover_workers,
             prover: if st.config.selected_gpus().is_empty() { "cpu" } else { "gpu" },
             pending_partitions: st.pending.len(),
-            synthesizing: st.synthesizing,
+            synthesizing: st.synthesizing.total(),
             ready_partitions: st.ready.len(),
-            proving: st.proving,
+            proving: st.proving.total(),
             memory: MemoryStatus {
                 host_budget_bytes: st.config.host_memory_budget,
                 keys_bytes: st.keys_bytes(),

@@ -156,15 +156,19 @@ fn keys() -> MutexGuard<'static, Vec<Arc<DeviceKey>>> {
 /// Drops the device copies (and with them the host memory) of the keys only
 /// this cache still holds: such a key can never be asked for again.
 pub fn drop_unused_keys() {
-    keys().retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
+    drop_unused(&mut keys());
+}
+
+fn drop_unused(keys: &mut Vec<Arc<DeviceKey>>) {
+    keys.retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
 }
 
 /// `pk` on `device`, uploading it if it is not there yet. The caller holds
 /// the device's lock (`_held`), so no proof step's working memory is counted
 /// as taken for good.
 pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
-    drop_unused_keys();
     let mut keys = keys();
+    drop_unused(&mut keys);
     if let Some(at) = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk)) {
         let key = keys.remove(at);
         keys.push(key.clone());

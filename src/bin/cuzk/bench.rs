@@ -70,7 +70,8 @@ fn spec(kind: ProofKind, key: &Arc<ProvingKey>, links: usize, partitions: usize,
     }
 }
 
-fn finish(engine: &Engine, id: JobId) -> Result<()> {
+/// Waits for job `id`; its error, if it failed.
+pub fn finish(engine: &Engine, id: JobId) -> Result<()> {
     match engine.wait(id, None) {
         WaitOutcome::Finished(r) => r.map(drop),
         _ => bail!("job {id:?} lost"),

@@ -35,7 +35,7 @@ use cuzk::{
         devices::gpu_status,
         prover,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, Verification, WaitOutcome,
+        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, Verification,
     },
     groth16::{synthetic_srs, ProvingKey},
 };
@@ -45,7 +45,7 @@ use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 
 use crate::{
-    bench::{env_usize, median},
+    bench::{env_usize, finish, median},
     timeline,
 };
 
@@ -122,12 +122,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
             verification: Verification::TimingOnly,
         })
     };
-    let latency = |id: JobId, since: Instant| -> Result<f64> {
-        match engine.wait(id, None) {
-            WaitOutcome::Finished(r) => r.map(|_| secs(since)),
-            _ => bail!("job {id:?} lost"),
-        }
-    };
+    let latency = |id: JobId, since: Instant| -> Result<f64> { finish(&engine, id).map(|()| secs(since)) };
     let mut idle = Vec::new();
     for p in 0..probes + 1 {
         let t = Instant::now();

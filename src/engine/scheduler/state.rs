@@ -66,12 +66,10 @@ pub(super) struct State {
     pub(super) jobs: HashMap<JobId, Job>,
     pub(super) pending: BTreeMap<QueueKey, PartitionWork>,
     pub(super) ready: BTreeMap<QueueKey, Ready>,
-    pub(super) synthesizing: usize,
-    /// Partitions being synthesized, by priority rank.
-    pub(super) synthesizing_by_rank: [usize; 3],
-    pub(super) proving: usize,
-    /// Partitions being proved, by priority rank.
-    pub(super) proving_by_rank: [usize; 3],
+    /// Partitions being synthesized.
+    pub(super) synthesizing: ByRank,
+    /// Partitions being proved.
+    pub(super) proving: ByRank,
     /// Estimated bytes of the partitions between synthesis start and proof end.
     pub(super) in_flight_bytes: u64,
     pub(super) peak_in_flight_bytes: u64,
@@ -92,10 +90,8 @@ impl State {
             jobs: HashMap::new(),
             pending: BTreeMap::new(),
             ready: BTreeMap::new(),
-            synthesizing: 0,
-            synthesizing_by_rank: [0; 3],
-            proving: 0,
-            proving_by_rank: [0; 3],
+            synthesizing: ByRank::default(),
+            proving: ByRank::default(),
             in_flight_bytes: 0,
             peak_in_flight_bytes: 0,
             synthesis_workers: 0,
@@ -171,8 +167,7 @@ impl State {
     /// Partitions of priority rank `rank` or more urgent that are ready or
     /// being synthesized: what a new partition of that rank queues behind.
     fn ahead_of(&self, rank: u8) -> usize {
-        let synthesizing: usize = self.synthesizing_by_rank[..=rank as usize].iter().sum();
-        synthesizing + self.ready.keys().filter(|k| k.rank <= rank).count()
+        self.synthesizing.as_or_more_urgent(rank) + self.ready.keys().filter(|k| k.rank <= rank).count()
     }
 
     /// The head of the queue, if a synthesis may start now: not paused, a slot
@@ -190,8 +185,7 @@ impl State {
             return None;
         }
         // Workers and memory kept for PoSt: C2 and SnapDeals never take them.
-        let as_or_less_urgent: usize = self.synthesizing_by_rank[key.rank as usize..].iter().sum();
-        if as_or_less_urgent >= self.config.synthesis_threads + reserved_workers(key.rank) {
+        if !self.synthesizing.has_worker_for(key.rank, self.config.synthesis_threads) {
             return None;
         }
         let bytes = self.jobs.get(&key.job).map_or(0, |j| j.partition_bytes);
@@ -214,8 +208,7 @@ impl State {
         let work = self.pending.remove(&key).expect("present");
         self.in_flight_bytes += bytes;
         self.peak_in_flight_bytes = self.peak_in_flight_bytes.max(self.in_flight_bytes);
-        self.synthesizing += 1;
-        self.synthesizing_by_rank[key.rank as usize] += 1;
+        self.synthesizing.add(key.rank);
         if let Some(job) = self.jobs.get_mut(&key.job) {
             if job.state == JobState::Queued {
                 job.state = JobState::Running;
@@ -229,24 +222,19 @@ impl State {
     /// starts while C2 proofs occupy every other worker (on a GPU, its steps
     /// then go between theirs, first). Counted as proving.
     pub(super) fn take_ready(&mut self) -> Option<(QueueKey, Ready)> {
-        if self.paused || self.proving >= prover_workers(&self.config) {
+        if self.paused || self.proving.total() >= prover_workers(&self.config) {
             return None;
         }
         let workers = self.config.prover_workers;
-        let key = *self.ready.keys().find(|k| {
-            let as_or_less_urgent: usize = self.proving_by_rank[k.rank as usize..].iter().sum();
-            as_or_less_urgent < workers + reserved_workers(k.rank)
-        })?;
+        let key = *self.ready.keys().find(|k| self.proving.has_worker_for(k.rank, workers))?;
         let ready = self.ready.remove(&key).expect("present");
-        self.proving += 1;
-        self.proving_by_rank[key.rank as usize] += 1;
+        self.proving.add(key.rank);
         Some((key, ready))
     }
 
     /// A proof taken by `take_ready` ended.
     pub(super) fn proved(&mut self, key: QueueKey, bytes: u64) {
-        self.proving -= 1;
-        self.proving_by_rank[key.rank as usize] -= 1;
+        self.proving.remove(key.rank);
         self.release(bytes);
     }
 
@@ -317,6 +305,35 @@ fn reserved_workers(rank: u8) -> usize {
     (Priority::Low.rank() - rank) as usize
 }
 
+/// Partitions at some stage, counted by priority rank.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ByRank([usize; 3]);
+
+impl ByRank {
+    fn add(&mut self, rank: u8) {
+        self.0[rank as usize] += 1;
+    }
+
+    pub(super) fn remove(&mut self, rank: u8) {
+        self.0[rank as usize] -= 1;
+    }
+
+    pub(super) fn total(&self) -> usize {
+        self.0.iter().sum()
+    }
+
+    fn as_or_more_urgent(&self, rank: u8) -> usize {
+        self.0[..=rank as usize].iter().sum()
+    }
+
+    /// Whether a partition of `rank` may take one more worker: those of its
+    /// rank and less urgent ones share `configured` workers and the ones kept
+    /// for `rank`.
+    fn has_worker_for(&self, rank: u8, configured: usize) -> bool {
+        self.0[rank as usize..].iter().sum::<usize>() < configured + reserved_workers(rank)
+    }
+}
+
 /// All synthesis workers of the engine.
 pub(super) fn synthesis_workers(config: &Config) -> usize {
     config.synthesis_threads + reserved_workers(Priority::High.rank())
@@ -356,8 +373,7 @@ mod tests {
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.
     fn make_ready(st: &mut State, key: QueueKey, bytes: u64) {
-        st.synthesizing -= 1;
-        st.synthesizing_by_rank[key.rank as usize] -= 1;
+        st.synthesizing.remove(key.rank);
         st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, since: Instant::now() });
     }
 
@@ -439,7 +455,7 @@ mod tests {
         st.proved(c2, 1000);
         assert_eq!(st.take_ready().unwrap().0.job, window, "a Window PoSt may take C2's worker too");
         assert_eq!(st.take_ready().unwrap().0.job, low);
-        assert_eq!(st.proving, 3);
+        assert_eq!(st.proving.total(), 3);
     }
 
     #[test]

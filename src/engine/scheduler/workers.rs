@@ -67,8 +67,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
             );
             Ok(cs)
         });
-        st.synthesizing -= 1;
-        st.synthesizing_by_rank[key.rank as usize] -= 1;
+        st.synthesizing.remove(key.rank);
         st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
         match result {
             Ok(cs) if st.live(key.job).is_some() => {
