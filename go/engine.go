@@ -213,6 +213,40 @@ type EngineSettings struct {
 	ProverWorkers     *uint   `json:"prover_workers,omitempty"`
 	ReadyQueueDepth   *uint   `json:"ready_queue_depth,omitempty"`
 	PostMemoryReserve *uint64 `json:"post_memory_reserve,omitempty"`
+	// GPUs: nil keeps the selection in Configure; Settings always sets it.
+	GPUs *GPUSelection `json:"gpus,omitempty"`
+}
+
+// GPUSelection is the gpus setting: every usable GPU (All), or the listed
+// indices among the usable devices (none listed: the CPU only).
+type GPUSelection struct {
+	All     bool
+	Indices []uint
+}
+
+// MarshalJSON writes the engine's form: null for all GPUs, else the list.
+func (g GPUSelection) MarshalJSON() ([]byte, error) {
+	if g.All {
+		return []byte("null"), nil
+	}
+	if g.Indices == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(g.Indices)
+}
+
+// UnmarshalJSON reads the engine's form (null: all GPUs; a list).
+func (g *GPUSelection) UnmarshalJSON(raw []byte) error {
+	if string(raw) == "null" {
+		*g = GPUSelection{All: true}
+		return nil
+	}
+	var indices []uint
+	if err := json.Unmarshal(raw, &indices); err != nil {
+		return fmt.Errorf("gpus: %w", err)
+	}
+	*g = GPUSelection{Indices: indices}
+	return nil
 }
 
 // Settings returns the settings in force, every field set.
@@ -224,6 +258,10 @@ func Settings() (EngineSettings, error) {
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return s, fmt.Errorf("the engine's configuration %s: %w", raw, err)
+	}
+	if s.GPUs == nil {
+		// encoding/json leaves a pointer nil for null: every usable GPU.
+		s.GPUs = &GPUSelection{All: true}
 	}
 	return s, nil
 }

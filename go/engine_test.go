@@ -218,3 +218,35 @@ func TestTypedSettingsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGPUSelectionRoundTrip(t *testing.T) {
+	before, err := cuzk.Settings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.GPUs == nil {
+		t.Fatalf("settings in force lack gpus: %+v", before)
+	}
+	defer func() {
+		if err := cuzk.Configure(cuzk.EngineSettings{GPUs: before.GPUs}); err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, want := range []cuzk.GPUSelection{{Indices: []uint{}}, {All: true}} {
+		if err := cuzk.Configure(cuzk.EngineSettings{GPUs: &want}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := cuzk.Settings()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.GPUs.All != want.All || len(got.GPUs.Indices) != len(want.Indices) {
+			t.Errorf("configured gpus %+v, in force %+v", want, *got.GPUs)
+		}
+	}
+	// Index 64 is no usable GPU on any machine this runs on.
+	bad := cuzk.GPUSelection{Indices: []uint{64}}
+	if err := cuzk.Configure(cuzk.EngineSettings{GPUs: &bad}); engineCode(err) != cuzk.CodeInvalidArgument {
+		t.Errorf("GPU 64: want CodeInvalidArgument, got %v", err)
+	}
+}

@@ -8,7 +8,7 @@ use std::{
     collections::HashMap,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        Arc,
+        Arc, Condvar, Mutex,
     },
     time::{Duration, Instant},
 };
@@ -121,6 +121,29 @@ fn at(events: &[Event], job: JobId, stage: Stage) -> Duration {
     events.iter().find(|e| e.job == job && e.partition == 0 && e.stage == stage).unwrap().at
 }
 
+/// Holds C2 work until the test has seen what must not wait for it, so the
+/// timing tests do not depend on the machine's speed: work that does wait for
+/// it finishes only after `GATE_TIMEOUT`, after the gated work, and fails the
+/// test's order check.
+#[derive(Clone, Default)]
+struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+const GATE_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Gate {
+    fn pass(&self) {
+        let (open, opened) = &*self.0;
+        let guard = open.lock().unwrap();
+        drop(opened.wait_timeout_while(guard, GATE_TIMEOUT, |open| !*open).unwrap());
+    }
+
+    fn open(&self) {
+        let (open, opened) = &*self.0;
+        *open.lock().unwrap() = true;
+        opened.notify_all();
+    }
+}
+
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(120);
     while !done() {
@@ -197,16 +220,20 @@ fn synthesis_of_the_next_partition_overlaps_the_proof_of_the_current_one() {
 
 #[test]
 fn a_post_synthesizes_at_once_while_c2_syntheses_hold_every_thread() {
-    // One synthesis thread, taken by a C2 partition whose synthesis takes 2 s
-    // (as a 32 GiB one takes tens of seconds); a Winning and a Window PoSt
-    // each start on the workers kept for PoSt, long before it ends.
+    // One synthesis thread, taken by a C2 partition whose synthesis lasts until
+    // the PoSts are done (as a 32 GiB one takes tens of seconds); a Winning and
+    // a Window PoSt each run on the workers kept for PoSt meanwhile.
     let engine = Engine::new(config(1, 8));
-    let slow = |k: u64| partition_after(k, LINKS, || std::thread::sleep(Duration::from_secs(2)));
-    let c2 = engine.submit(JobSpec { partitions: (0..2).map(|k| slow(500 + k)).collect(), ..job(Priority::Low, 1, 50) }).unwrap();
+    let gate = Gate::default();
+    let held = gate.clone();
+    let c2_work = partition_after(500, LINKS, move || held.pass());
+    let c2 = engine.submit(JobSpec { partitions: vec![c2_work], ..job(Priority::Low, 1, 50) }).unwrap();
     wait_until("the C2 synthesis to start", || engine.status().synthesizing == 1);
     let window = engine.submit(job(Priority::Medium, 1, 51)).unwrap();
     let winning = engine.submit(job(Priority::High, 1, 52)).unwrap();
-    let events = all_proved(&engine, &[winning, window, c2]);
+    all_proved(&engine, &[winning, window]);
+    gate.open();
+    let events = all_proved(&engine, &[c2]);
     for post in [window, winning] {
         let waited = at(&events, post, Stage::ProveEnd) > at(&events, c2, Stage::SynthesisEnd);
         assert!(!waited, "{post:?} waited for the C2 synthesis: {events:#?}");
@@ -239,24 +266,28 @@ fn a_post_proof_starts_at_once_while_a_c2_proof_holds_every_prover_worker() {
 
 #[test]
 fn a_c2_synthesis_holding_every_rayon_thread_does_not_delay_a_post() {
-    // A C2 partition whose synthesis keeps every rayon thread busy for 3 s, as
-    // the pieces of a 32 GiB partition do for tens of seconds; a Winning PoSt
-    // whose synthesis and submission (preparing its verifying key) are
-    // parallel too is proved long before that synthesis ends.
+    // A C2 partition whose synthesis keeps every rayon thread busy until the
+    // PoSt is done, as the pieces of a 32 GiB partition do for tens of
+    // seconds; a Winning PoSt whose synthesis and submission (preparing its
+    // verifying key) are parallel too is proved meanwhile.
     let engine = Engine::new(config(1, 8));
     let started = Arc::new(AtomicUsize::new(0));
     let holding = started.clone();
+    let gate = Gate::default();
+    let held = gate.clone();
     let c2_work = partition_after(700, LINKS, move || {
         (0..rayon::current_num_threads()).into_par_iter().for_each(|_| {
             holding.fetch_add(1, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_secs(3));
+            held.pass();
         })
     });
     let c2 = engine.submit(JobSpec { partitions: vec![c2_work], ..job(Priority::Low, 1, 70) }).unwrap();
     wait_until("the C2 synthesis to hold every thread", || started.load(Ordering::SeqCst) == rayon::current_num_threads());
     let parallel = partition_after(71, SMALL_LINKS, || assert_eq!((0..64u64).into_par_iter().sum::<u64>(), 2016));
     let winning = submit_winning(&engine, parallel, 71);
-    let events = all_proved(&engine, &[winning, c2]);
+    all_proved(&engine, &[winning]);
+    gate.open();
+    let events = all_proved(&engine, &[c2]);
     let waited = at(&events, winning, Stage::ProveEnd) > at(&events, c2, Stage::SynthesisEnd);
     assert!(!waited, "the Winning PoSt waited for the C2 synthesis's threads: {events:#?}");
 }
@@ -402,6 +433,20 @@ fn status_reports_queues_jobs_memory_and_counters() {
         assert!(report.get(field).is_some(), "status lacks {field}: {report}");
     }
     assert!(report["engine"]["memory"]["host_budget_bytes"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_finished_job_not_yet_collected_holds_no_proving_key() {
+    // The job's own key: only the job and this test hold it, so once the job
+    // is done its proofs wait to be collected without keeping the key (an
+    // evicted SRS of tens of GB) in memory.
+    let engine = Engine::new(config(1, 1));
+    let key = real_key(SMALL_LINKS + 1);
+    let id = engine.submit(JobSpec { key: key.clone(), partitions: vec![partition(80, SMALL_LINKS + 1)], ..job(Priority::Low, 1, 80) }).unwrap();
+    wait_until("the job to finish", || engine.poll(id) == Some(JobState::Done));
+    wait_until("the prover to drop its reference", || Arc::strong_count(&key) == 1);
+    assert_eq!(engine.status().memory.keys_bytes, 0);
+    assert_eq!(finished(&engine, id).unwrap().len(), 1);
 }
 
 #[test]

@@ -16,7 +16,6 @@ use std::{
 };
 
 use anyhow::{anyhow, bail, ensure, Result};
-use bellperson::groth16::prepare_verifying_key;
 
 use self::{
     state::State,
@@ -153,13 +152,14 @@ impl Engine {
     /// Queues `spec`'s partitions; the proofs come from `wait`.
     pub fn submit(&self, spec: JobSpec) -> Result<JobId> {
         ensure!(!spec.partitions.is_empty(), "{}: no partitions to prove", spec.label);
-        let pvk = Arc::new(prepare_verifying_key(&spec.key.vk));
+        // Prepared here, once per key, not on a prover worker.
+        spec.key.prepared_vk();
         let partition_bytes = self.partition_bytes(&spec.key);
         let mut st = lock(&self.shared.state);
         if st.shutdown {
             bail!("the engine is shut down");
         }
-        let id = st.add_job(spec, pvk, partition_bytes);
+        let id = st.add_job(spec, partition_bytes);
         drop(st);
         self.shared.synthesis_cv.notify_all();
         Ok(id)

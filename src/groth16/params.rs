@@ -8,10 +8,14 @@
 //! ```
 //! Points are uncompressed (G1 96 bytes, G2 192 bytes), lengths big-endian.
 
-use std::{fs::File, path::Path, sync::Arc};
+use std::{
+    fs::File,
+    path::Path,
+    sync::{Arc, OnceLock},
+};
 
 use anyhow::{bail, ensure, Context, Result};
-use bellperson::groth16::{Parameters, VerifyingKey};
+use bellperson::groth16::{prepare_verifying_key, Parameters, PreparedVerifyingKey, VerifyingKey};
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
 use rayon::prelude::*;
@@ -31,6 +35,8 @@ pub struct ProvingKey {
     /// The inputs, then the aux variables, of the B density.
     pub b_g1: Vec<G1Affine>,
     pub b_g2: Vec<G2Affine>,
+    /// `vk` prepared for verification, once per key (every proof is verified).
+    pub(super) prepared_vk: OnceLock<PreparedVerifyingKey<Bls12>>,
 }
 
 impl ProvingKey {
@@ -67,7 +73,12 @@ impl ProvingKey {
             !bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()),
             "delta is the point at infinity"
         );
-        Ok(Self { vk, h, l, a, b_g1, b_g2 })
+        Ok(Self { vk, h, l, a, b_g1, b_g2, prepared_vk: OnceLock::new() })
+    }
+
+    /// The verifying key prepared for pairing checks, computed on first use.
+    pub fn prepared_vk(&self) -> &PreparedVerifyingKey<Bls12> {
+        self.prepared_vk.get_or_init(|| prepare_verifying_key(&self.vk))
     }
 
     /// A copy in bellperson's type, to run its prover on the same key.

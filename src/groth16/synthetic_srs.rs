@@ -119,6 +119,7 @@ pub fn key_for(cs: &Synthesized, seed: u64) -> ProvingKey {
         a: g1s(cs.inputs.len() + cs.a_aux_density.count(), &mut rng),
         b_g1: g1s(b_len, &mut rng),
         b_g2: g2s(b_len, &mut rng),
+        prepared_vk: Default::default(),
     }
 }
 

@@ -16,7 +16,7 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context, Result};
-use bellperson::groth16::{generate_random_parameters, prepare_verifying_key, verify_proofs_batch};
+use bellperson::groth16::{generate_random_parameters, verify_proofs_batch};
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
     circuit::{synthesize, MulChain},
@@ -81,7 +81,6 @@ pub fn finish(engine: &Engine, id: JobId) -> Result<()> {
 /// The old path: each partition synthesized, proved and verified in turn on
 /// the caller's thread.
 fn sequential(key: &Arc<ProvingKey>, links: usize, jobs: usize, partitions: usize) -> Result<f64> {
-    let pvk = prepare_verifying_key(&key.vk);
     let start = Instant::now();
     for j in 0..jobs {
         for k in 0..partitions {
@@ -90,7 +89,7 @@ fn sequential(key: &Arc<ProvingKey>, links: usize, jobs: usize, partitions: usiz
             let cs = synthesize(c)?;
             let (r, s) = random_rs(&mut OsRng);
             let proof = prove(key, cs, r, s)?;
-            ensure!(verify_proofs_batch(&pvk, &mut OsRng, &[&proof.to_bellperson()], &[inputs])?, "proof invalid");
+            ensure!(verify_proofs_batch(key.prepared_vk(), &mut OsRng, &[&proof.to_bellperson()], &[inputs])?, "proof invalid");
         }
     }
     Ok(start.elapsed().as_secs_f64())

@@ -13,8 +13,7 @@ use std::{
 };
 
 use anyhow::Result;
-use bellperson::groth16::PreparedVerifyingKey;
-use blstrs::{Bls12, Scalar as Fr};
+use blstrs::Scalar as Fr;
 
 use crate::{
     circuit::Synthesized,
@@ -47,8 +46,9 @@ pub(super) struct Job {
     pub(super) kind: ProofKind,
     pub(super) priority: Priority,
     pub(super) label: String,
-    pub(super) key: Arc<ProvingKey>,
-    pub(super) pvk: Arc<PreparedVerifyingKey<Bls12>>,
+    /// `None` once the job finished: a result not yet collected does not
+    /// keep its parameters in memory (an evicted SRS is freed at once).
+    pub(super) key: Option<Arc<ProvingKey>>,
     pub(super) verification: Verification,
     partition_bytes: u64,
     pub(super) proofs: Vec<Option<Proof>>,
@@ -56,6 +56,14 @@ pub(super) struct Job {
     pub(super) state: JobState,
     pub(super) outcome: Option<Result<Vec<Proof>>>,
     pub(super) submitted: Instant,
+}
+
+impl Job {
+    fn finish(&mut self, state: JobState, outcome: Result<Vec<Proof>>) {
+        self.state = state;
+        self.outcome = Some(outcome);
+        self.key = None;
+    }
 }
 
 pub(super) struct State {
@@ -103,12 +111,7 @@ impl State {
     }
 
     /// Queues `spec`'s partitions under the next job id.
-    pub(super) fn add_job(
-        &mut self,
-        spec: JobSpec,
-        pvk: Arc<PreparedVerifyingKey<Bls12>>,
-        partition_bytes: u64,
-    ) -> JobId {
+    pub(super) fn add_job(&mut self, spec: JobSpec, partition_bytes: u64) -> JobId {
         let id = JobId(self.next_job);
         self.next_job += 1;
         let count = spec.partitions.len();
@@ -121,8 +124,7 @@ impl State {
                 kind: spec.kind,
                 priority: spec.priority,
                 label: spec.label,
-                key: spec.key,
-                pvk,
+                key: Some(spec.key),
                 verification: spec.verification,
                 partition_bytes,
                 proofs: (0..count).map(|_| None).collect(),
@@ -147,7 +149,7 @@ impl State {
         let mut seen = HashSet::new();
         cached
             .iter()
-            .chain(self.jobs.values().filter(|j| !j.state.is_finished()).map(|j| &j.key))
+            .chain(self.jobs.values().filter_map(|j| j.key.as_ref()))
             .filter(|k| seen.insert(Arc::as_ptr(k)))
             .map(|k| k.size_bytes() as u64)
             .sum()
@@ -254,9 +256,7 @@ impl State {
             let r = self.ready.remove(&k).expect("present");
             self.release(r.bytes);
         }
-        let job = self.jobs.get_mut(&id).expect("live");
-        job.state = state;
-        job.outcome = Some(Err(error));
+        self.jobs.get_mut(&id).expect("live").finish(state, Err(error));
         match state {
             JobState::Cancelled => self.counters.jobs_cancelled += 1,
             _ => self.counters.jobs_failed += 1,
@@ -272,8 +272,8 @@ impl State {
         if job.remaining > 0 {
             return false;
         }
-        job.state = JobState::Done;
-        job.outcome = Some(Ok(job.proofs.iter_mut().map(|p| p.take().expect("every partition proved")).collect()));
+        let proofs = job.proofs.iter_mut().map(|p| p.take().expect("every partition proved")).collect();
+        job.finish(JobState::Done, Ok(proofs));
         self.counters.jobs_done += 1;
         true
     }
@@ -346,8 +346,6 @@ pub(super) fn prover_workers(config: &Config) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use bellperson::groth16::prepare_verifying_key;
-
     use super::*;
     use crate::{
         circuit::{synthesize, MulChain},
@@ -357,7 +355,6 @@ mod tests {
     fn add(st: &mut State, priority: Priority, partitions: usize) -> JobId {
         let cs = synthesize(MulChain { start: Fr::from(3u64), links: 8 }).unwrap();
         let key = Arc::new(synthetic_srs::key_for(&cs, 1));
-        let pvk = Arc::new(prepare_verifying_key(&key.vk));
         let spec = JobSpec {
             kind: ProofKind::PorepC2,
             priority,
@@ -368,7 +365,7 @@ mod tests {
                 .collect(),
             verification: Verification::Required,
         };
-        st.add_job(spec, pvk, 1000)
+        st.add_job(spec, 1000)
     }
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.

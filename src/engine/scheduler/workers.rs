@@ -10,8 +10,8 @@ use std::{
 };
 
 use anyhow::{anyhow, bail, ensure, Result};
-use bellperson::groth16::{verify_proofs_batch, PreparedVerifyingKey};
-use blstrs::{Bls12, Scalar as Fr};
+use bellperson::groth16::verify_proofs_batch;
+use blstrs::Scalar as Fr;
 use rand::rngs::OsRng;
 
 use super::{
@@ -95,7 +95,6 @@ struct ProverWork {
     key: QueueKey,
     ready: Ready,
     pk: Arc<ProvingKey>,
-    pvk: Arc<PreparedVerifyingKey<Bls12>>,
     verification: Verification,
     label: String,
     /// The configuration's GPUs when the partition was taken.
@@ -106,10 +105,10 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
     loop {
         let Some(work) = next_to_prove(shared, worker) else { return };
         let start = Instant::now();
-        let ProverWork { key, ready, pk, pvk, verification, label, gpus } = work;
+        let ProverWork { key, ready, pk, verification, label, gpus } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
         let on = Placement { gpus: Some(&gpus), rank: key.rank };
-        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(on, &pk, &pvk, verification, cs, public_inputs)))
+        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
         st.proved(key, bytes);
@@ -150,11 +149,12 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
                 st.proved(key, ready.bytes);
                 continue;
             };
-            let (pk, pvk, verification, label) = (job.key.clone(), job.pvk.clone(), job.verification, job.label.clone());
+            let pk = job.key.clone().expect("a live job has its key");
+            let (verification, label) = (job.verification, job.label.clone());
             st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
             st.record(shared.started, key, Stage::ProveStart, worker);
             let gpus = st.config.selected_gpus();
-            return Some(ProverWork { key, ready, pk, pvk, verification, label, gpus });
+            return Some(ProverWork { key, ready, pk, verification, label, gpus });
         }
         st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
@@ -166,7 +166,6 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
 fn prove_and_verify(
     on: Placement,
     pk: &Arc<ProvingKey>,
-    pvk: &PreparedVerifyingKey<Bls12>,
     verification: Verification,
     cs: Synthesized,
     public_inputs: Vec<Fr>,
@@ -175,7 +174,7 @@ fn prove_and_verify(
     let Timed { proof, gpu, stages } = prover::prove_timed(prover::gpu_failure_policy(), on, pk, cs, r, s)?;
     let start = Instant::now();
     if verification == Verification::Required
-        && !verify_proofs_batch(pvk, &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])?
+        && !verify_proofs_batch(pk.prepared_vk(), &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])?
     {
         bail!("the proof does not verify (inconsistent inputs); it was not returned");
     }
