@@ -215,6 +215,9 @@ type EngineSettings struct {
 	PostMemoryReserve *uint64 `json:"post_memory_reserve,omitempty"`
 	// GPUs: nil keeps the selection in Configure; Settings always sets it.
 	GPUs *GPUSelection `json:"gpus,omitempty"`
+	// GPUMemoryBudget: bytes of each GPU cuzk may hold. In Settings, nil
+	// means no limit; lift a limit with ConfigureEngine({"gpu_memory_budget": null}).
+	GPUMemoryBudget *uint64 `json:"gpu_memory_budget,omitempty"`
 }
 
 // GPUSelection is the gpus setting: every usable GPU (All), or the listed

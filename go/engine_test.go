@@ -244,6 +244,19 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 			t.Errorf("configured gpus %+v, in force %+v", want, *got.GPUs)
 		}
 	}
+	budget := uint64(24 << 30)
+	if err := cuzk.Configure(cuzk.EngineSettings{GPUMemoryBudget: &budget}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cuzk.Settings(); err != nil || got.GPUMemoryBudget == nil || *got.GPUMemoryBudget != budget {
+		t.Errorf("configured a GPU memory budget of %d, in force %+v (%v)", budget, got, err)
+	}
+	if err := cuzk.ConfigureEngine(json.RawMessage(`{"gpu_memory_budget": null}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cuzk.Settings(); err != nil || got.GPUMemoryBudget != nil {
+		t.Errorf("lifted the GPU memory budget, in force %+v (%v)", got, err)
+	}
 	// Index 64 is no usable GPU on any machine this runs on.
 	bad := cuzk.GPUSelection{Indices: []uint{64}}
 	if err := cuzk.Configure(cuzk.EngineSettings{GPUs: &bad}); engineCode(err) != cuzk.CodeInvalidArgument {

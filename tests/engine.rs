@@ -88,6 +88,7 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         ready_queue_depth,
         post_memory_reserve: 0,
         gpus: None,
+        gpu_memory_budget: None,
     }
 }
 

@@ -285,6 +285,25 @@ fn proofs_fit_a_nearly_full_device_with_identical_bytes() {
 }
 
 #[test]
+fn under_a_gpu_memory_budget_too_small_for_the_key_it_streams_with_identical_bytes() {
+    let _gpu = exclusive();
+    gpu::drop_unused_keys(); // earlier tests' keys
+    let (cs, pk, r, s, on_cpu) = chain_of_2_20();
+    let before = free_now();
+    // Room for a proof step's working memory, not for the key beside it.
+    let budget = gpu::working_bytes(&pk) as u64;
+    let on = Placement { gpu_memory_budget: Some(budget), ..Placement::ANY };
+    let timed = prove_timed(GpuFailure::Error, on, &pk, cs.clone(), r, s).unwrap();
+    assert_eq!(timed.gpu, Some(0), "the proof did not run on the GPU");
+    assert_eq!(timed.proof.to_bytes().to_vec(), on_cpu, "GPU proof under a budget differs from the CPU's");
+    let gpu = GpuProver::acquire_among(&pk, None, 0, Some(budget)).expect("a device").unwrap();
+    assert!(!gpu.key_resident(), "the key was kept on the device beyond the budget");
+    drop(gpu);
+    let kept = before.saturating_sub(free_now());
+    assert!(kept as u64 <= budget, "cuzk keeps {kept} bytes of device memory between proofs, above its budget of {budget}");
+}
+
+#[test]
 fn out_of_device_memory_is_an_error_or_a_cpu_retry_and_frees_what_it_took() {
     let _gpu = exclusive();
     let (cs, pk, r, s, on_cpu) = chain_of_2_20();
@@ -321,7 +340,7 @@ fn proofs_sharing_the_device_step_by_step_give_cpu_bytes_and_unused_keys_free_it
             let (cs, pk, expected, rank) =
                 if i < 2 { (&cs, &pk, &on_cpu, 2) } else { (&small, &small_pk, &small_cpu, 0) };
             proofs.push(scope.spawn(move || {
-                let on = Placement { gpus: None, rank };
+                let on = Placement { rank, ..Placement::ANY };
                 let timed = prove_timed(GpuFailure::Error, on, pk, cs.clone(), r, s).unwrap();
                 assert_eq!(timed.gpu, Some(0), "proof {i} did not run on the GPU");
                 assert_eq!(&timed.proof.to_bytes().to_vec(), expected, "proof {i} (rank {rank}) differs from the CPU's");

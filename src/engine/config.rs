@@ -31,6 +31,10 @@ pub struct Config {
     /// The GPUs to prove on, as indices among the usable devices (CUDA's
     /// order, after `CUDA_VISIBLE_DEVICES`); `None`: all; empty: the CPU only.
     pub gpus: Option<Vec<usize>>,
+    /// Bytes of each GPU's memory cuzk may hold: keys kept resident plus a
+    /// proof step's working memory; `None`: whatever is free. Leaves room for
+    /// other GPU work on the same devices (sealing, another prover).
+    pub gpu_memory_budget: Option<u64>,
 }
 
 /// Fits a Winning PoSt partition of any sector size (~0.1 GB at 32 GiB).
@@ -73,6 +77,11 @@ impl Config {
             Some(v) => parse_bytes(&v).context("CUZK_POST_MEMORY_RESERVE")?,
             None => DEFAULT_POST_MEMORY_RESERVE,
         };
+        let gpu_memory_budget = match var("CUZK_GPU_MEMORY_BUDGET") {
+            Some(v) if v.trim() == "all" => None,
+            Some(v) => Some(parse_bytes(&v).context("CUZK_GPU_MEMORY_BUDGET")?),
+            None => None,
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
         let config = Config {
             param_cache,
@@ -82,6 +91,7 @@ impl Config {
             ready_queue_depth,
             post_memory_reserve,
             gpus,
+            gpu_memory_budget,
         };
         config.check()?;
         Ok(config)
@@ -95,7 +105,9 @@ impl Config {
         let mut merged = serde_json::to_value(self)?;
         for (name, value) in fields {
             let value = match (name.as_str(), value) {
-                ("host_memory_budget" | "post_memory_reserve", serde_json::Value::String(s)) => parse_bytes(&s)?.into(),
+                ("host_memory_budget" | "post_memory_reserve" | "gpu_memory_budget", serde_json::Value::String(s)) => {
+                    parse_bytes(&s).with_context(|| name.clone())?.into()
+                }
                 (_, v) => v,
             };
             merged[&name] = value;
@@ -110,6 +122,7 @@ impl Config {
         ensure!(self.prover_workers >= 1, "prover_workers must be at least 1");
         ensure!(self.ready_queue_depth >= 1, "ready_queue_depth must be at least 1");
         ensure!(self.host_memory_budget > 0, "host_memory_budget must be positive");
+        ensure!(self.gpu_memory_budget != Some(0), "gpu_memory_budget must be positive (null: no limit)");
         if let Some(gpus) = &self.gpus {
             let usable = super::devices::gpu_count();
             for (i, &g) in gpus.iter().enumerate() {
@@ -204,9 +217,11 @@ mod tests {
             ("CUZK_READY_QUEUE_DEPTH", "4"),
             ("FIL_PROOFS_PARAMETER_CACHE", "/params"),
             ("CUZK_POST_MEMORY_RESERVE", "24GiB"),
+            ("CUZK_GPU_MEMORY_BUDGET", "40GiB"),
         ])
         .unwrap();
         assert_eq!(c.host_memory_budget, 128 << 30);
+        assert_eq!(c.gpu_memory_budget, Some(40 << 30));
         assert_eq!(c.post_memory_reserve, 24 << 30);
         assert_eq!((c.synthesis_threads, c.prover_workers, c.ready_queue_depth), (3, 2, 4));
         assert_eq!(c.params_path(Path::new("/var/tmp/x/v28-abc.params")), PathBuf::from("/params/v28-abc.params"));
@@ -215,6 +230,8 @@ mod tests {
         assert_eq!(d.synthesis_threads, d.prover_workers + 1);
         assert_eq!(d.param_cache, PathBuf::from(STOCK_PARAM_CACHE));
         assert_eq!(d.post_memory_reserve, 1 << 30);
+        assert_eq!(d.gpu_memory_budget, None);
+        assert_eq!(from(&[("CUZK_GPU_MEMORY_BUDGET", "all")]).unwrap().gpu_memory_budget, None);
     }
 
     #[test]
@@ -224,6 +241,8 @@ mod tests {
         assert!(from(&[("CUZK_PROVER_WORKERS", "-1")]).is_err());
         assert!(from(&[("CUZK_POST_MEMORY_RESERVE", "some")]).is_err());
         assert!(from(&[("CUZK_GPUS", "0,x")]).is_err());
+        assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "0")]).is_err());
+        assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "half")]).is_err());
     }
 
     #[test]
@@ -265,6 +284,12 @@ mod tests {
         assert_eq!(c.post_memory_reserve, 2 << 20);
         assert_eq!((c.host_memory_budget, c.ready_queue_depth, c.synthesis_threads), (1 << 30, 7, 3));
         assert!(base.updated(br#"{"synthesis_threads": 0}"#).is_err());
+        let capped = base.updated(br#"{"gpu_memory_budget": "24GiB"}"#).unwrap();
+        assert_eq!(capped.gpu_memory_budget, Some(24 << 30));
+        assert_eq!(capped.updated(br#"{"gpu_memory_budget": null}"#).unwrap().gpu_memory_budget, None);
+        assert!(base.updated(br#"{"gpu_memory_budget": 0}"#).is_err());
+        let e = base.updated(br#"{"gpu_memory_budget": "lots"}"#).unwrap_err();
+        assert!(format!("{e:#}").contains("gpu_memory_budget"), "{e:#}");
         assert!(base.updated(br#"{"no_such_field": 1}"#).is_err());
         assert!(base.updated(b"[1]").is_err());
         assert!(base.updated(b"{").is_err());

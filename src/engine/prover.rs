@@ -90,10 +90,13 @@ pub struct Placement<'a> {
     /// The job's priority rank (0 first): between two steps of a proof, a
     /// GPU goes to the most urgent step waiting for it.
     pub rank: u8,
+    /// Bytes of a GPU's memory cuzk may hold (`Config::gpu_memory_budget`);
+    /// `None`: what is free.
+    pub gpu_memory_budget: Option<u64>,
 }
 
 impl Placement<'_> {
-    pub const ANY: Placement<'static> = Placement { gpus: None, rank: 0 };
+    pub const ANY: Placement<'static> = Placement { gpus: None, rank: 0, gpu_memory_budget: None };
 }
 
 /// As `prove_under`, placed as `on` says, with where and how long. `cs` is
@@ -110,7 +113,7 @@ pub fn prove_timed(
     s: Fr,
 ) -> Result<Timed> {
     #[cfg(feature = "cuda")]
-    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, on.gpus, on.rank) {
+    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, on.gpus, on.rank, on.gpu_memory_budget) {
         match gpu {
             Ok(gpu) => {
                 let device = gpu.device();

@@ -13,4 +13,4 @@ pub use devices::{devices, Device};
 pub use direct::{h_coefficients, DevicePoints};
 pub use h_poly::HPlan;
 pub use prover::GpuProver;
-pub use resident::drop_unused_keys;
+pub use resident::{drop_unused_keys, working_bytes};

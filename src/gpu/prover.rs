@@ -13,7 +13,7 @@ use group::Group;
 use super::{
     devices::{devices, Device},
     h_poly::{h_on_device, HPlan},
-    resident::{key_on, DeviceKey},
+    resident::{key_on, room, DeviceKey},
 };
 use crate::{
     groth16::{cpu, Backend, G1Query, ProvingKey},
@@ -28,19 +28,26 @@ pub struct GpuProver {
     key: Arc<DeviceKey>,
     device: &'static Device,
     rank: u8,
+    budget: Option<u64>,
 }
 
 impl GpuProver {
     /// The least loaded device with `pk` on it, for a proof of rank 0 (most
     /// urgent); `None` without a usable GPU.
     pub fn acquire(pk: &Arc<ProvingKey>) -> Option<Result<Self>> {
-        Self::acquire_among(pk, None, 0)
+        Self::acquire_among(pk, None, 0, None)
     }
 
     /// As `acquire`, among the devices of index in `allowed` (`None`: all),
-    /// for a proof whose steps take the device at `rank` (0 first); `None`
-    /// when that leaves no device.
-    pub fn acquire_among(pk: &Arc<ProvingKey>, allowed: Option<&[usize]>, rank: u8) -> Option<Result<Self>> {
+    /// for a proof whose steps take the device at `rank` (0 first), holding
+    /// at most `budget` bytes of its memory with the keys kept there (`None`:
+    /// what is free); `None` when that leaves no device.
+    pub fn acquire_among(
+        pk: &Arc<ProvingKey>,
+        allowed: Option<&[usize]>,
+        rank: u8,
+        budget: Option<u64>,
+    ) -> Option<Result<Self>> {
         let device = devices()
             .iter()
             .filter(|d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
@@ -48,8 +55,8 @@ impl GpuProver {
         device.proofs.fetch_add(1, Ordering::Relaxed);
         // Under the device's lock: no other proof's step holds working memory
         // while the key is sized against the free memory.
-        let key = key_on(device, pk, &device.lock.lock(rank));
-        Some(key.map(|key| Self { key, device, rank }).inspect_err(|_| {
+        let key = key_on(device, pk, budget, &device.lock.lock(rank));
+        Some(key.map(|key| Self { key, device, rank, budget }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
         }))
     }
@@ -80,7 +87,7 @@ impl Backend for GpuProver {
         let step = self.step();
         let start = Instant::now();
         let domain = a.len().next_power_of_two();
-        let Some(plan) = HPlan::fitting(self.device.free_bytes()?, domain) else {
+        let Some(plan) = HPlan::fitting(room(self.device, self.budget)?, domain) else {
             // Not even one NTT vector fits: H on the CPU (the device free for
             // other proofs meanwhile), its MSM still here.
             log::info!("cuzk GPU {}: no room for a 2^{} NTT: H computed on the CPU", self.device.index, domain.trailing_zeros());

@@ -92,6 +92,8 @@ pub fn g2_query(device: c_int, points: &[G2Affine], resident: bool) -> Result<Qu
 pub struct DeviceKey {
     pub device: c_int,
     pub resident: bool,
+    /// Device bytes it holds between proofs (0 when streamed).
+    bytes: usize,
     pub h: Query,
     pub l: Query,
     pub a: Query,
@@ -106,6 +108,7 @@ impl DeviceKey {
         Ok(Self {
             device,
             resident,
+            bytes: if resident { resident_bytes(&pk) } else { 0 },
             h: g1_query(device, &pk.h, resident)?,
             l: g1_query(device, &pk.l, resident)?,
             a: g1_query(device, &pk.a, resident)?,
@@ -163,10 +166,29 @@ fn drop_unused(keys: &mut Vec<Arc<DeviceKey>>) {
     keys.retain(|k| Arc::strong_count(&k.pk) > 1 || Arc::strong_count(k) > 1);
 }
 
-/// `pk` on `device`, uploading it if it is not there yet. The caller holds
-/// the device's lock (`_held`), so no proof step's working memory is counted
-/// as taken for good.
-pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
+/// Bytes of `device` a proof step may take now: its free memory, and under a
+/// budget, no more than the budget leaves beside the keys kept there.
+pub fn room(device: &Device, budget: Option<u64>) -> Result<usize> {
+    let kept = kept_on(&keys(), device.index);
+    Ok(room_within(device.free_bytes()?, budget, kept))
+}
+
+fn kept_on(keys: &[Arc<DeviceKey>], device: c_int) -> usize {
+    keys.iter().filter(|k| k.device == device).map(|k| k.bytes).sum()
+}
+
+fn room_within(free: usize, budget: Option<u64>, kept: usize) -> usize {
+    match budget {
+        None => free,
+        Some(b) => free.min(usize::try_from(b).unwrap_or(usize::MAX).saturating_sub(kept)),
+    }
+}
+
+/// `pk` on `device`, uploading it if it is not there yet; resident when it
+/// and a proof's working memory fit in the room `budget` leaves. The caller
+/// holds the device's lock (`_held`), so no proof step's working memory is
+/// counted as taken for good.
+pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
     let mut keys = keys();
     drop_unused(&mut keys);
     if let Some(at) = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk)) {
@@ -175,19 +197,20 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, _held: &PriorityGuard) -> R
         return Ok(key);
     }
     let need = resident_bytes(pk) + working_bytes(pk);
-    let mut free = device.free_bytes()?;
+    let room_now = |keys: &[Arc<DeviceKey>]| Ok::<_, anyhow::Error>(room_within(device.free_bytes()?, budget, kept_on(keys, device.index)));
+    let mut free = room_now(&keys)?;
     while free < need {
         // Least recently used first; a key in use by a proof stays.
         let Some(idle) = keys.iter().position(|k| k.device == device.index && Arc::strong_count(k) == 1) else {
             break;
         };
         drop(keys.remove(idle));
-        free = device.free_bytes()?;
+        free = room_now(&keys)?;
     }
     let resident = free >= need;
     if !resident {
         log::info!(
-            "cuzk: GPU {}: a key of {} MiB does not fit in {} MiB free: streaming it from host memory",
+            "cuzk: GPU {}: a key of {} MiB does not fit in the {} MiB free (or left by the GPU memory budget): streaming it from host memory",
             device.index,
             resident_bytes(pk) >> 20,
             free >> 20
@@ -199,4 +222,18 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, _held: &PriorityGuard) -> R
     );
     keys.push(key.clone());
     Ok(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_caps_the_room_beside_the_keys_kept() {
+        let gib = 1usize << 30;
+        assert_eq!(room_within(80 * gib, None, 50 * gib), 80 * gib, "no budget: what is free");
+        assert_eq!(room_within(80 * gib, Some(60 << 30), 50 * gib), 10 * gib, "the budget less the keys kept");
+        assert_eq!(room_within(5 * gib, Some(60 << 30), 50 * gib), 5 * gib, "never more than is free");
+        assert_eq!(room_within(80 * gib, Some(40 << 30), 50 * gib), 0, "keys above the budget leave nothing");
+    }
 }

@@ -400,6 +400,7 @@ mod tests {
             ready_queue_depth: 100,
             post_memory_reserve,
             gpus: None,
+            gpu_memory_budget: None,
         }
     }
 

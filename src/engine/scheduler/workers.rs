@@ -97,17 +97,18 @@ struct ProverWork {
     pk: Arc<ProvingKey>,
     verification: Verification,
     label: String,
-    /// The configuration's GPUs when the partition was taken.
+    /// The configuration's GPUs and their memory budget when the partition was taken.
     gpus: Vec<usize>,
+    gpu_memory_budget: Option<u64>,
 }
 
 pub(super) fn prover_worker(shared: &Shared, worker: usize) {
     loop {
         let Some(work) = next_to_prove(shared, worker) else { return };
         let start = Instant::now();
-        let ProverWork { key, ready, pk, verification, label, gpus } = work;
+        let ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
-        let on = Placement { gpus: Some(&gpus), rank: key.rank };
+        let on = Placement { gpus: Some(&gpus), rank: key.rank, gpu_memory_budget };
         let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
@@ -153,8 +154,8 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
             let (verification, label) = (job.verification, job.label.clone());
             st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
             st.record(shared.started, key, Stage::ProveStart, worker);
-            let gpus = st.config.selected_gpus();
-            return Some(ProverWork { key, ready, pk, verification, label, gpus });
+            let (gpus, gpu_memory_budget) = (st.config.selected_gpus(), st.config.gpu_memory_budget);
+            return Some(ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget });
         }
         st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
