@@ -170,13 +170,13 @@ pub fn median(v: &[f64]) -> Option<f64> {
     v.get(v.len() / 2).copied()
 }
 
-/// One line per partition of the first job(s): when it was synthesized (s)
-/// and proved (P), on a shared time axis.
+/// `cuzk bench engine|stream|pieces`.
 pub fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("engine") => {}
         Some("stream") => return crate::stream::run(),
-        _ => bail!("usage: cuzk bench engine|stream"),
+        Some("pieces") => return crate::pieces::run(),
+        _ => bail!("usage: cuzk bench engine|stream|pieces"),
     }
     let c2_links = env_usize("CUZK_BENCH_C2_LINKS", 1 << 14)?;
     let post_links = env_usize("CUZK_BENCH_POST_LINKS", 1 << 10)?;

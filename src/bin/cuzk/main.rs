@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod pieces;
 mod stream;
 mod timeline;
 
@@ -21,6 +22,9 @@ const USAGE: &str = "usage:
   cuzk bench stream
       full-size C2 stream (real circuit shapes, random witnesses, timed not verified) with Winning PoSt
       probes: per-stage JSON, memory peaks, timeline SVG (CUZK_BENCH_SECTOR=32GiB on a GPU host)
+  cuzk bench pieces
+      how PoRep partition synthesis scales over cores: one piece on one thread, then a whole
+      partition on all, with CPU time and page faults (CUZK_BENCH_SECTOR, default 32GiB)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 
