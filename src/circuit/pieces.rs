@@ -110,18 +110,17 @@ pub fn synthesize_pieces<C: Circuit<Fr> + Send>(mut pieces: Vec<C>, piece: &str)
     let mut whole: Option<(Synthesized, Prefix)> = None;
     while !pieces.is_empty() {
         let rest = pieces.split_off(batch.min(pieces.len()));
-        let done: Vec<(Synthesized, Prefix)> =
+        let mut done: Vec<(Synthesized, Prefix)> =
             std::mem::replace(&mut pieces, rest).into_par_iter().map(|c| synthesize_piece(c, piece)).collect::<Result<_>>()?;
-        for (cs, prefix) in done {
-            match &mut whole {
-                None => {
-                    let mut first = cs;
-                    reserve_for(&mut first, prefix, total);
-                    whole = Some((first, prefix));
-                }
-                Some((w, p)) => append_piece(w, *p, &cs, prefix)?,
+        let (whole, prefix) = match &mut whole {
+            Some(w) => w,
+            None => {
+                let (mut first, prefix) = done.remove(0);
+                reserve_for(&mut first, prefix, total);
+                whole.insert((first, prefix))
             }
-        }
+        };
+        append_pieces(whole, *prefix, &done)?;
     }
     let (mut cs, _) = whole.expect("at least one piece");
     close(&mut cs);
@@ -139,30 +138,57 @@ fn reserve_for(cs: &mut Synthesized, prefix: Prefix, total: usize) {
     cs.aux.reserve_exact((cs.aux.len() - prefix.aux) * more);
 }
 
-/// Appends what `piece` adds after its prefix, which must equal `whole`'s.
-fn append_piece(whole: &mut Synthesized, prefix: Prefix, piece: &Synthesized, piece_prefix: Prefix) -> Result<()> {
+/// Appends what each of `pieces` adds after its prefix, which must equal
+/// `whole`'s. The copies run on every thread of the pool: they are the first
+/// writes to gigabytes of fresh memory, whose page faults cost more than the
+/// copy itself (on VMs whose memory the host backs on first touch, most of
+/// the synthesis when done on one thread).
+fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: &[(Synthesized, Prefix)]) -> Result<()> {
     let p = prefix;
-    ensure!(
-        piece_prefix == p
-            && piece.a[..p.constraints] == whole.a[..p.constraints]
-            && piece.b[..p.constraints] == whole.b[..p.constraints]
-            && piece.c[..p.constraints] == whole.c[..p.constraints]
-            && piece.inputs[..p.inputs] == whole.inputs[..p.inputs]
-            && piece.aux[..p.aux] == whole.aux[..p.aux],
-        "the pieces of the circuit do not share one prefix: it cannot be synthesized in pieces"
-    );
-    whole.a.extend_from_slice(&piece.a[p.constraints..]);
-    whole.b.extend_from_slice(&piece.b[p.constraints..]);
-    whole.c.extend_from_slice(&piece.c[p.constraints..]);
-    whole.inputs.extend_from_slice(&piece.inputs[p.inputs..]);
-    whole.aux.extend_from_slice(&piece.aux[p.aux..]);
-    whole.a_aux_density.merge_prefix(&piece.a_aux_density, p.aux);
-    whole.a_aux_density.append(&piece.a_aux_density, p.aux);
-    whole.b_aux_density.merge_prefix(&piece.b_aux_density, p.aux);
-    whole.b_aux_density.append(&piece.b_aux_density, p.aux);
-    whole.b_input_density.merge_prefix(&piece.b_input_density, p.inputs);
-    whole.b_input_density.append(&piece.b_input_density, p.inputs);
+    for (piece, piece_prefix) in pieces {
+        ensure!(
+            *piece_prefix == p
+                && piece.a[..p.constraints] == whole.a[..p.constraints]
+                && piece.b[..p.constraints] == whole.b[..p.constraints]
+                && piece.c[..p.constraints] == whole.c[..p.constraints]
+                && piece.inputs[..p.inputs] == whole.inputs[..p.inputs]
+                && piece.aux[..p.aux] == whole.aux[..p.aux],
+            "the pieces of the circuit do not share one prefix: it cannot be synthesized in pieces"
+        );
+    }
+    extend_in_parallel(&mut whole.a, pieces.iter().map(|(cs, _)| &cs.a[p.constraints..]));
+    extend_in_parallel(&mut whole.b, pieces.iter().map(|(cs, _)| &cs.b[p.constraints..]));
+    extend_in_parallel(&mut whole.c, pieces.iter().map(|(cs, _)| &cs.c[p.constraints..]));
+    extend_in_parallel(&mut whole.aux, pieces.iter().map(|(cs, _)| &cs.aux[p.aux..]));
+    for (piece, _) in pieces {
+        whole.inputs.extend_from_slice(&piece.inputs[p.inputs..]);
+        whole.a_aux_density.merge_prefix(&piece.a_aux_density, p.aux);
+        whole.a_aux_density.append(&piece.a_aux_density, p.aux);
+        whole.b_aux_density.merge_prefix(&piece.b_aux_density, p.aux);
+        whole.b_aux_density.append(&piece.b_aux_density, p.aux);
+        whole.b_input_density.merge_prefix(&piece.b_input_density, p.inputs);
+        whole.b_input_density.append(&piece.b_input_density, p.inputs);
+    }
     Ok(())
+}
+
+/// Elements copied per task of a parallel copy (32 MiB of scalars).
+const COPY_CHUNK: usize = 1 << 20;
+
+/// `dst.extend(parts in order)`, each part copied in chunks on rayon's pool.
+fn extend_in_parallel<'a>(dst: &mut Vec<Fr>, parts: impl Iterator<Item = &'a [Fr]>) {
+    for part in parts {
+        dst.reserve(part.len());
+        let spare = &mut dst.spare_capacity_mut()[..part.len()];
+        spare.par_chunks_mut(COPY_CHUNK).zip(part.par_chunks(COPY_CHUNK)).for_each(|(to, from)| {
+            for (t, f) in to.iter_mut().zip(from) {
+                t.write(*f);
+            }
+        });
+        // SAFETY: the `part.len()` elements past the length were all written
+        // just above (the chunks of `spare` and `part` pair up exactly).
+        unsafe { dst.set_len(dst.len() + part.len()) };
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +232,19 @@ mod tests {
         let joined = synthesize_pieces(pieces, "piece_").unwrap();
         assert_eq!(joined, whole);
         assert_eq!(joined.inputs.len(), 1 + 1 + spec.len());
+    }
+
+    #[test]
+    fn a_parallel_extend_appends_every_part_in_order() {
+        let part = |len: usize, seed: u64| (0..len as u64).map(|i| Fr::from(i * 7 + seed)).collect::<Vec<_>>();
+        let parts = [part(3, 1), part(0, 2), part(COPY_CHUNK * 2 + 5, 3), part(COPY_CHUNK, 4), part(1, 5)];
+        let mut ours = part(4, 9);
+        let mut expected = ours.clone();
+        extend_in_parallel(&mut ours, parts.iter().map(Vec::as_slice));
+        for p in &parts {
+            expected.extend_from_slice(p);
+        }
+        assert!(ours == expected);
     }
 
     #[test]
