@@ -120,7 +120,7 @@ pub fn synthesize_pieces<C: Circuit<Fr> + Send>(mut pieces: Vec<C>, piece: &str)
                 whole.insert((first, prefix))
             }
         };
-        append_pieces(whole, *prefix, &done)?;
+        append_pieces(whole, *prefix, done)?;
     }
     let (mut cs, _) = whole.expect("at least one piece");
     close(&mut cs);
@@ -139,13 +139,16 @@ fn reserve_for(cs: &mut Synthesized, prefix: Prefix, total: usize) {
 }
 
 /// Appends what each of `pieces` adds after its prefix, which must equal
-/// `whole`'s. The copies run on every thread of the pool: they are the first
-/// writes to gigabytes of fresh memory, whose page faults cost more than the
-/// copy itself (on VMs whose memory the host backs on first touch, most of
-/// the synthesis when done on one thread).
-fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: &[(Synthesized, Prefix)]) -> Result<()> {
+/// `whole`'s, dropping each piece once it is in: the partition and the
+/// pieces not yet appended never hold its memory twice (with a pool of 16
+/// threads, 16 pieces of a 32 GiB partition are ~14 GB). A piece's copy runs
+/// on every thread of the pool: those are the first writes to gigabytes of
+/// fresh memory, whose page faults cost more than the copy itself (on VMs
+/// whose memory the host backs on first touch, most of the synthesis when
+/// done on one thread).
+fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: Vec<(Synthesized, Prefix)>) -> Result<()> {
     let p = prefix;
-    for (piece, piece_prefix) in pieces {
+    for (piece, piece_prefix) in &pieces {
         ensure!(
             *piece_prefix == p
                 && piece.a[..p.constraints] == whole.a[..p.constraints]
@@ -156,11 +159,11 @@ fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: &[(Synthesized
             "the pieces of the circuit do not share one prefix: it cannot be synthesized in pieces"
         );
     }
-    extend_in_parallel(&mut whole.a, pieces.iter().map(|(cs, _)| &cs.a[p.constraints..]));
-    extend_in_parallel(&mut whole.b, pieces.iter().map(|(cs, _)| &cs.b[p.constraints..]));
-    extend_in_parallel(&mut whole.c, pieces.iter().map(|(cs, _)| &cs.c[p.constraints..]));
-    extend_in_parallel(&mut whole.aux, pieces.iter().map(|(cs, _)| &cs.aux[p.aux..]));
     for (piece, _) in pieces {
+        extend_in_parallel(&mut whole.a, &piece.a[p.constraints..]);
+        extend_in_parallel(&mut whole.b, &piece.b[p.constraints..]);
+        extend_in_parallel(&mut whole.c, &piece.c[p.constraints..]);
+        extend_in_parallel(&mut whole.aux, &piece.aux[p.aux..]);
         whole.inputs.extend_from_slice(&piece.inputs[p.inputs..]);
         whole.a_aux_density.merge_prefix(&piece.a_aux_density, p.aux);
         whole.a_aux_density.append(&piece.a_aux_density, p.aux);
@@ -175,20 +178,18 @@ fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: &[(Synthesized
 /// Elements copied per task of a parallel copy (32 MiB of scalars).
 const COPY_CHUNK: usize = 1 << 20;
 
-/// `dst.extend(parts in order)`, each part copied in chunks on rayon's pool.
-fn extend_in_parallel<'a>(dst: &mut Vec<Fr>, parts: impl Iterator<Item = &'a [Fr]>) {
-    for part in parts {
-        dst.reserve(part.len());
-        let spare = &mut dst.spare_capacity_mut()[..part.len()];
-        spare.par_chunks_mut(COPY_CHUNK).zip(part.par_chunks(COPY_CHUNK)).for_each(|(to, from)| {
-            for (t, f) in to.iter_mut().zip(from) {
-                t.write(*f);
-            }
-        });
-        // SAFETY: the `part.len()` elements past the length were all written
-        // just above (the chunks of `spare` and `part` pair up exactly).
-        unsafe { dst.set_len(dst.len() + part.len()) };
-    }
+/// `dst.extend_from_slice(part)`, copied in chunks on rayon's pool.
+fn extend_in_parallel(dst: &mut Vec<Fr>, part: &[Fr]) {
+    dst.reserve(part.len());
+    let spare = &mut dst.spare_capacity_mut()[..part.len()];
+    spare.par_chunks_mut(COPY_CHUNK).zip(part.par_chunks(COPY_CHUNK)).for_each(|(to, from)| {
+        for (t, f) in to.iter_mut().zip(from) {
+            t.write(*f);
+        }
+    });
+    // SAFETY: the `part.len()` elements past the length were all written just
+    // above (the chunks of `spare` and `part` pair up exactly).
+    unsafe { dst.set_len(dst.len() + part.len()) };
 }
 
 #[cfg(test)]
@@ -235,13 +236,13 @@ mod tests {
     }
 
     #[test]
-    fn a_parallel_extend_appends_every_part_in_order() {
+    fn parallel_extends_append_every_part_in_order() {
         let part = |len: usize, seed: u64| (0..len as u64).map(|i| Fr::from(i * 7 + seed)).collect::<Vec<_>>();
         let parts = [part(3, 1), part(0, 2), part(COPY_CHUNK * 2 + 5, 3), part(COPY_CHUNK, 4), part(1, 5)];
         let mut ours = part(4, 9);
         let mut expected = ours.clone();
-        extend_in_parallel(&mut ours, parts.iter().map(Vec::as_slice));
         for p in &parts {
+            extend_in_parallel(&mut ours, p);
             expected.extend_from_slice(p);
         }
         assert!(ours == expected);

@@ -4,10 +4,11 @@
 //! `circuit::synthesize_pieces`): one piece alone on one thread, then the
 //! whole partition on every thread of rayon's pool, CUZK_BENCH_RUNS times
 //! each. Prints JSON: each run's wall time, the process's user and system CPU
-//! seconds and minor page faults during it, and the parallel efficiency (the
-//! pieces' one-thread time over threads x wall time). A synthesis that scales
-//! has an efficiency near 1 and little system time; page faults show memory
-//! the kernel had to hand out (first touch).
+//! seconds and minor page faults during it, the process's peak RSS so far,
+//! and the parallel efficiency (the pieces' one-thread time over threads x
+//! wall time). A synthesis that scales has an efficiency near 1 and little
+//! system time; page faults show memory the kernel had to hand out (first
+//! touch).
 //!
 //! env: CUZK_BENCH_SECTOR (2KiB, 512MiB or 32GiB; default 32GiB),
 //! CUZK_BENCH_RUNS (default 3), RAYON_NUM_THREADS.
@@ -39,12 +40,13 @@ pub fn run() -> Result<()> {
     }
 }
 
-/// The process's CPU time and page faults so far.
+/// The process's CPU time, page faults and peak resident memory so far.
 #[derive(Clone, Copy)]
 struct Usage {
     user_s: f64,
     system_s: f64,
     minor_faults: i64,
+    peak_rss_bytes: i64,
 }
 
 fn usage() -> Usage {
@@ -55,7 +57,12 @@ fn usage() -> Usage {
         u.assume_init()
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Usage { user_s: secs(u.ru_utime), system_s: secs(u.ru_stime), minor_faults: u.ru_minflt }
+    Usage {
+        user_s: secs(u.ru_utime),
+        system_s: secs(u.ru_stime),
+        minor_faults: u.ru_minflt,
+        peak_rss_bytes: u.ru_maxrss * 1024,
+    }
 }
 
 /// Synthesizes `pieces` on `pool` `runs` times: one JSON row per run.
@@ -73,6 +80,7 @@ fn timed<C: Circuit<Fr> + Clone + Send>(pool: &rayon::ThreadPool, pieces: &[C], 
                 "user_s": after.user_s - before.user_s,
                 "system_s": after.system_s - before.system_s,
                 "minor_faults": after.minor_faults - before.minor_faults,
+                "process_peak_rss_bytes": after.peak_rss_bytes,
             }))
         })
         .collect()
