@@ -169,12 +169,13 @@ fn drop_unused(keys: &mut Vec<Arc<DeviceKey>>) {
 /// Bytes of `device` a proof step may take now: its free memory, and under a
 /// budget, no more than the budget leaves beside the keys kept there.
 pub fn room(device: &Device, budget: Option<u64>) -> Result<usize> {
-    let kept = kept_on(&keys(), device.index);
-    Ok(room_within(device.free_bytes()?, budget, kept))
+    room_beside(&keys(), device, budget)
 }
 
-fn kept_on(keys: &[Arc<DeviceKey>], device: c_int) -> usize {
-    keys.iter().filter(|k| k.device == device).map(|k| k.bytes).sum()
+/// `room` with the cache's `keys` in hand.
+fn room_beside(keys: &[Arc<DeviceKey>], device: &Device, budget: Option<u64>) -> Result<usize> {
+    let kept = keys.iter().filter(|k| k.device == device.index).map(|k| k.bytes).sum();
+    Ok(room_within(device.free_bytes()?, budget, kept))
 }
 
 fn room_within(free: usize, budget: Option<u64>, kept: usize) -> usize {
@@ -197,23 +198,22 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held:
         return Ok(key);
     }
     let need = resident_bytes(pk) + working_bytes(pk);
-    let room_now = |keys: &[Arc<DeviceKey>]| Ok::<_, anyhow::Error>(room_within(device.free_bytes()?, budget, kept_on(keys, device.index)));
-    let mut free = room_now(&keys)?;
-    while free < need {
+    let mut room = room_beside(&keys, device, budget)?;
+    while room < need {
         // Least recently used first; a key in use by a proof stays.
         let Some(idle) = keys.iter().position(|k| k.device == device.index && Arc::strong_count(k) == 1) else {
             break;
         };
         drop(keys.remove(idle));
-        free = room_now(&keys)?;
+        room = room_beside(&keys, device, budget)?;
     }
-    let resident = free >= need;
+    let resident = room >= need;
     if !resident {
         log::info!(
             "cuzk: GPU {}: a key of {} MiB does not fit in the {} MiB free (or left by the GPU memory budget): streaming it from host memory",
             device.index,
             resident_bytes(pk) >> 20,
-            free >> 20
+            room >> 20
         );
     }
     let key = Arc::new(
