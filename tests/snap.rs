@@ -142,6 +142,23 @@ fn random_update_circuits_have_the_real_updates_shape() {
 }
 
 #[test]
+fn update_partitions_synthesized_in_pieces_equal_the_whole() {
+    let f = fixture(41);
+    let u = &f.update;
+    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
+    let circuits = || snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &f.vanilla(), comms).unwrap();
+    let snap::UpdateCircuits { circuits: whole, challenges, .. } = circuits();
+    assert!(challenges > 1);
+    let whole = synthesize(whole.into_iter().next().unwrap()).unwrap();
+    for threads in [1, 12, 8 * challenges + 3] {
+        let circuit = circuits().circuits.into_iter().next().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pieces = pool.install(|| snap::synthesize_partition(circuit, challenges)).unwrap();
+        assert!(pieces == whole, "{threads} threads: pieces differ from the whole");
+    }
+}
+
+#[test]
 fn update_proofs_from_vanilla_and_from_files_verify_with_stock() {
     let f = fixture(41);
     let c = comms(&f.update);

@@ -15,12 +15,17 @@ use storage_proofs_core::{
     merkle::MerkleTreeTrait,
 };
 use storage_proofs_update::{
+    circuit::PrivateInputs,
     constants::TreeRHasher, EmptySectorUpdate, EmptySectorUpdateCircuit, EmptySectorUpdateCompound, PartitionProof, PublicInputs,
     SetupParams,
 };
 
-use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape};
-use crate::{engine::ProofKind, groth16::PROOF_BYTES};
+use super::{keys::KeyOf, prove::prove_works, shape::with_shape};
+use crate::{
+    circuit::{synthesize_segments, Synthesized},
+    engine::{ProofKind, SynthesizeFn},
+    groth16::PROOF_BYTES,
+};
 
 /// The three commitments an update proof is about.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +40,41 @@ pub struct UpdateCommitments {
 pub struct UpdateCircuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> {
     pub circuits: Vec<EmptySectorUpdateCircuit<Tree>>,
     pub public_inputs: Vec<Vec<Fr>>,
+    /// Challenges per partition.
+    pub challenges: usize,
+}
+
+/// The update circuit checks each challenge in a run of top-level namespaces
+/// named `... (c_index=<i>)`, after what the partition's challenges share
+/// (commitments, challenge bits, the apex leaves).
+pub fn challenge_of(name: &str) -> Option<usize> {
+    let (_, rest) = name.split_once("(c_index=")?;
+    rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
+}
+
+/// A partition's circuit synthesized in pieces of its challenges, on every
+/// thread of rayon's pool (one thread takes ~1 minute at 32 GiB).
+pub fn synthesize_partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    circuit: EmptySectorUpdateCircuit<Tree>,
+    challenges: usize,
+) -> Result<Synthesized> {
+    // Stock derives Clone for the circuit's private inputs only where the
+    // tree type is Clone; their fields all are.
+    let copy = || {
+        let p = &circuit.priv_inputs;
+        EmptySectorUpdateCircuit {
+            pub_params: circuit.pub_params.clone(),
+            pub_inputs: circuit.pub_inputs.clone(),
+            priv_inputs: PrivateInputs {
+                comm_c: p.comm_c,
+                root_r_old: p.root_r_old,
+                root_r_new: p.root_r_new,
+                apex_leafs: p.apex_leafs.clone(),
+                challenge_proofs: p.challenge_proofs.clone(),
+            },
+        }
+    };
+    synthesize_segments(copy, challenges, &challenge_of)
 }
 
 /// `generate_empty_sector_update_proof_with_vanilla`: one serialized
@@ -86,9 +126,10 @@ fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     vanilla: &[Vec<u8>],
     comms: UpdateCommitments,
 ) -> Result<Vec<u8>> {
-    let UpdateCircuits { circuits, public_inputs } = partition_circuits::<Tree>(rp, vanilla, comms)?;
+    let UpdateCircuits { circuits, public_inputs, challenges } = partition_circuits::<Tree>(rp, vanilla, comms)?;
     let pk = KeyOf::Update(rp).load()?;
-    let proofs = prove_circuits(ProofKind::SnapDeals, &pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let synthesize = circuits.into_iter().map(|c| -> SynthesizeFn { Box::new(move || synthesize_partition(c, challenges)) });
+    let proofs = prove_works(ProofKind::SnapDeals, &pk, synthesize.collect(), public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());
@@ -135,7 +176,11 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
         h: config.h,
     };
     let vp = &circuit_params::<Tree>(&config)?;
-    let mut out = UpdateCircuits { circuits: Vec::with_capacity(partitions), public_inputs: Vec::with_capacity(partitions) };
+    let mut out = UpdateCircuits {
+        circuits: Vec::with_capacity(partitions),
+        public_inputs: Vec::with_capacity(partitions),
+        challenges: vp.challenge_count,
+    };
     for (k, bytes) in vanilla.iter().enumerate() {
         let proof: PartitionProof<Tree> = bincode::deserialize(bytes)
             .map_err(|e| anyhow!("vanilla proof {k} is not a {rp:?} partition proof: {e}"))?;

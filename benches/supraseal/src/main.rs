@@ -36,7 +36,7 @@ use bellperson::{
 };
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar as Fr};
 use cuzk::{
-    api::{porep, random_vanilla, sample},
+    api::{porep, random_vanilla, sample, snap},
     circuit::{synthesize, synthesize_pieces, MulChain, Synthesized},
     gpu::{self, GpuProver},
     groth16::{self, prove_with, synthetic_srs, ProvingKey},
@@ -326,7 +326,8 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let rp = RegisteredUpdateProof::StackedDrg32GiBV1;
             random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?;
             let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
-            let synth = || Ok(synthesize(circuit())?);
+            let challenges = circuit().pub_params.challenge_count;
+            let synth = || snap::synthesize_partition(circuit(), challenges);
             return bench_circuit(which, circuit, &synth, warmup, runs, cpu_max, tmp);
         }
         _ => {}

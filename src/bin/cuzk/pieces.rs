@@ -1,42 +1,49 @@
-//! `cuzk bench pieces`: how the synthesis of a PoRep partition scales over
-//! cores. One partition of random vanilla proofs of the sector's exact shape,
-//! in pieces (one per challenge, each after the shared commitments; see
-//! `circuit::synthesize_pieces`): one piece alone on one thread, then the
+//! `cuzk bench pieces`: how the synthesis of a partition scales over cores.
+//! One partition of random vanilla proofs of the sector's exact shape, either
+//! a PoRep partition in pieces (one per challenge, each after the shared
+//! commitments; see `circuit::synthesize_pieces`) or a SnapDeals partition
+//! (`api::snap::synthesize_partition`: ranges of its challenges). The
+//! one-thread baseline is one PoRep piece alone (times the piece count) or
+//! the whole SnapDeals partition synthesized as bellperson does; then the
 //! whole partition on every thread of rayon's pool, CUZK_BENCH_RUNS times
 //! each. Prints JSON: each run's wall time, the process's user and system CPU
 //! seconds and minor page faults during it, the process's peak RSS so far,
-//! and the parallel efficiency (the pieces' one-thread time over threads x
-//! wall time). A synthesis that scales has an efficiency near 1 and little
-//! system time; page faults show memory the kernel had to hand out (first
-//! touch).
+//! and the parallel efficiency (the one-thread time over threads x wall
+//! time). A synthesis that scales has an efficiency near 1 and little system
+//! time; page faults show memory the kernel had to hand out (first touch).
 //!
-//! env: CUZK_BENCH_SECTOR (2KiB, 512MiB or 32GiB; default 32GiB),
-//! CUZK_BENCH_RUNS (default 3), RAYON_NUM_THREADS.
+//! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
+//! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),
+//! RAYON_NUM_THREADS.
 
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use bellperson::Circuit;
-use blstrs::Scalar as Fr;
 use cuzk::{
-    api::{porep, random_vanilla},
-    circuit::synthesize_pieces,
+    api::{porep, random_vanilla, snap},
+    circuit::{synthesize, synthesize_pieces, Synthesized},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
-use filecoin_proofs_api::RegisteredSealProof;
+use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_update::constants::TreeRHasher;
 
 use crate::bench::{env_usize, median};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "32GiB".into());
+    let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
     use RegisteredSealProof as Seal;
-    match sector.as_str() {
-        "2KiB" => run_typed::<SectorShape2KiB>(&sector, Seal::StackedDrg2KiBV1_1),
-        "512MiB" => run_typed::<SectorShape512MiB>(&sector, Seal::StackedDrg512MiBV1_1),
-        "32GiB" => run_typed::<SectorShape32GiB>(&sector, Seal::StackedDrg32GiBV1_1),
-        other => anyhow::bail!("CUZK_BENCH_SECTOR={other:?}: 2KiB, 512MiB or 32GiB"),
+    use RegisteredUpdateProof as Update;
+    match (proof.as_str(), sector.as_str()) {
+        ("porep", "2KiB") => porep_typed::<SectorShape2KiB>(&sector, Seal::StackedDrg2KiBV1_1),
+        ("porep", "512MiB") => porep_typed::<SectorShape512MiB>(&sector, Seal::StackedDrg512MiBV1_1),
+        ("porep", "32GiB") => porep_typed::<SectorShape32GiB>(&sector, Seal::StackedDrg32GiBV1_1),
+        ("snap", "2KiB") => snap_typed::<SectorShape2KiB>(&sector, Update::StackedDrg2KiBV1),
+        ("snap", "512MiB") => snap_typed::<SectorShape512MiB>(&sector, Update::StackedDrg512MiBV1),
+        ("snap", "32GiB") => snap_typed::<SectorShape32GiB>(&sector, Update::StackedDrg32GiBV1),
+        _ => anyhow::bail!("CUZK_BENCH_PROOF={proof:?} CUZK_BENCH_SECTOR={sector:?}: porep or snap, 2KiB, 512MiB or 32GiB"),
     }
 }
 
@@ -65,13 +72,12 @@ fn usage() -> Usage {
     }
 }
 
-/// Synthesizes `pieces` on `pool` `runs` times: one JSON row per run.
-fn timed<C: Circuit<Fr> + Clone + Send>(pool: &rayon::ThreadPool, pieces: &[C], runs: usize) -> Result<Vec<Value>> {
+/// Runs `synthesize` on `pool` `runs` times: one JSON row per run.
+fn timed(pool: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Result<Synthesized> + Send + Sync) -> Result<Vec<Value>> {
     (0..runs)
         .map(|_| {
-            let pieces = pieces.to_vec();
             let (before, start) = (usage(), Instant::now());
-            let cs = pool.install(|| synthesize_pieces(pieces, porep::CHALLENGE_NAMESPACE))?;
+            let cs = pool.install(&synthesize)?;
             let wall_s = start.elapsed().as_secs_f64();
             let after = usage();
             Ok(json!({
@@ -90,28 +96,56 @@ fn median_wall(rows: &[Value]) -> Option<f64> {
     median(&rows.iter().filter_map(|r| r["wall_s"].as_f64()).collect::<Vec<_>>())
 }
 
-fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSealProof) -> Result<()> {
-    let runs = env_usize("CUZK_BENCH_RUNS", 3)?.max(1);
-    let c1 = random_vanilla::porep_c1(seal, 1)?;
-    let partition = porep::partition_pieces::<Tree>(c1)?.pieces.swap_remove(0);
-    // Piece 0 carries no more than the others; piece 1 is a typical one.
-    let one = &partition[partition.len().min(2) - 1..][..1];
+/// A one-thread pool and one of every thread.
+fn pools() -> Result<(rayon::ThreadPool, rayon::ThreadPool)> {
     let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().context("a one-thread pool")?;
     let all = rayon::ThreadPoolBuilder::new().build().context("a pool of every thread")?;
-    let threads = all.current_num_threads();
-    eprintln!("pieces: {sector} partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
-    let one_piece = timed(&single, one, runs)?;
-    let whole = timed(&all, &partition, runs)?;
-    let (piece_s, whole_s) = (median_wall(&one_piece), median_wall(&whole));
-    let efficiency = piece_s.zip(whole_s).map(|(p, w)| p * partition.len() as f64 / (threads as f64 * w));
+    Ok((single, all))
+}
+
+/// The JSON report: `baseline` (one thread) stands for `baseline_times` of
+/// its median, the one-thread cost of the whole partition.
+fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&str, Vec<Value>, usize), whole: Vec<Value>) -> Result<()> {
+    let (name, baseline, baseline_times) = baseline;
+    let (one_s, whole_s) = (median_wall(&baseline), median_wall(&whole));
+    let efficiency = one_s.zip(whole_s).map(|(p, w)| p * baseline_times as f64 / (threads as f64 * w));
     let report = json!({
+        "proof": proof,
         "sector": sector,
         "threads": threads,
-        "pieces": partition.len(),
-        "one_piece_one_thread": { "runs": one_piece, "wall_median_s": piece_s },
+        "pieces": pieces,
+        name: { "runs": baseline, "wall_median_s": one_s },
         "partition_all_threads": { "runs": whole, "wall_median_s": whole_s },
         "parallel_efficiency": efficiency,
     });
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
+}
+
+fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSealProof) -> Result<()> {
+    let runs = env_usize("CUZK_BENCH_RUNS", 3)?.max(1);
+    let c1 = random_vanilla::porep_c1(seal, 1)?;
+    let partition = porep::partition_pieces::<Tree>(c1)?.pieces.swap_remove(0);
+    // Piece 0 carries no more than the others; piece 1 is a typical one.
+    let one = &partition[partition.len().min(2) - 1..][..1];
+    let (single, all) = pools()?;
+    let threads = all.current_num_threads();
+    eprintln!("pieces: {sector} PoRep partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
+    let in_pieces = |pieces: &[_]| synthesize_pieces(pieces.to_vec(), porep::CHALLENGE_NAMESPACE);
+    let one_piece = timed(&single, runs, || in_pieces(one))?;
+    let whole = timed(&all, runs, || in_pieces(&partition))?;
+    report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole)
+}
+
+fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &str, update: RegisteredUpdateProof) -> Result<()> {
+    let runs = env_usize("CUZK_BENCH_RUNS", 3)?.max(1);
+    // Deterministic from its seed: each run builds its own.
+    let circuit = || random_vanilla::update_circuit::<Tree>(update, 1);
+    let challenges = circuit()?.pub_params.challenge_count;
+    let (single, all) = pools()?;
+    let threads = all.current_num_threads();
+    eprintln!("pieces: {sector} SnapDeals partition of {challenges} challenges: on one thread as bellperson does, then in pieces on {threads}");
+    let one_thread = timed(&single, runs, || Ok(synthesize(circuit()?)?))?;
+    let whole = timed(&all, runs, || snap::synthesize_partition(circuit()?, challenges))?;
+    report(sector, "snap", threads.min(challenges), threads, ("whole_one_thread", one_thread, 1), whole)
 }

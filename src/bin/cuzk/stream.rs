@@ -1,6 +1,6 @@
 //! `cuzk bench stream`: full-size proofs through the engine as a storage
-//! provider runs them: a stream of PoRep C2 proofs (every partition of each)
-//! with Winning PoSt proofs submitted while it runs. The circuits are the real
+//! provider runs them: a stream of PoRep C2 or SnapDeals proofs (every
+//! partition of each) with Winning PoSt proofs submitted while it runs. The circuits are the real
 //! ones, built from random vanilla proofs of the exact shape
 //! (`api::random_vanilla`), under synthetic keys of valid points; such
 //! witnesses cannot satisfy the circuits, so these proofs are timed and never
@@ -12,8 +12,9 @@
 //! under the stream, peak host RSS and device memory. CUZK_BENCH_SVG writes
 //! the timeline as a picture.
 //!
-//! env: CUZK_BENCH_SECTOR (2KiB, 512MiB or 32GiB; default 2KiB),
-//! CUZK_BENCH_SECTORS (C2 proofs in the stream, default 2), CUZK_BENCH_PARTITIONS
+//! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
+//! (2KiB, 512MiB or 32GiB; default 2KiB), CUZK_BENCH_SECTORS (proofs in the
+//! stream, default 2), CUZK_BENCH_PARTITIONS
 //! (the first partitions of each, default all), CUZK_BENCH_PROBES
 //! (Winning PoSt proofs, idle and under load, default 3), CUZK_BENCH_PROBE_GAP_S
 //! (seconds between probes under load, default 5), CUZK_BENCH_SVG; engine
@@ -29,20 +30,21 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use cuzk::{
-    api::{porep, random_vanilla},
-    circuit::{synthesize, synthesize_pieces},
+    api::{porep, random_vanilla, snap},
+    circuit::{synthesize, synthesize_pieces, Synthesized},
     engine::{
         devices::gpu_status,
         prover,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, Verification,
+        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification,
     },
     groth16::{synthetic_srs, ProvingKey},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
-use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_update::constants::TreeRHasher;
 
 use crate::{
     bench::{env_usize, finish, median},
@@ -51,13 +53,100 @@ use crate::{
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "2KiB".into());
-    use {RegisteredPoStProof as Post, RegisteredSealProof as Seal};
+    let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
+    let sectors = env_usize("CUZK_BENCH_SECTORS", 2)?;
+    let cap = env_usize("CUZK_BENCH_PARTITIONS", usize::MAX)?;
+    use {RegisteredPoStProof as Post, RegisteredSealProof as Seal, RegisteredUpdateProof as Update};
+    let (inputs, winning) = match (proof.as_str(), sector.as_str()) {
+        ("porep", "2KiB") => (porep_inputs::<SectorShape2KiB>(Seal::StackedDrg2KiBV1_1, sectors, cap)?, Post::StackedDrgWinning2KiBV1),
+        ("porep", "512MiB") => (porep_inputs::<SectorShape512MiB>(Seal::StackedDrg512MiBV1_1, sectors, cap)?, Post::StackedDrgWinning512MiBV1),
+        ("porep", "32GiB") => (porep_inputs::<SectorShape32GiB>(Seal::StackedDrg32GiBV1_1, sectors, cap)?, Post::StackedDrgWinning32GiBV1),
+        ("snap", "2KiB") => (snap_inputs::<SectorShape2KiB>(Update::StackedDrg2KiBV1, sectors, cap)?, Post::StackedDrgWinning2KiBV1),
+        ("snap", "512MiB") => (snap_inputs::<SectorShape512MiB>(Update::StackedDrg512MiBV1, sectors, cap)?, Post::StackedDrgWinning512MiBV1),
+        ("snap", "32GiB") => (snap_inputs::<SectorShape32GiB>(Update::StackedDrg32GiBV1, sectors, cap)?, Post::StackedDrgWinning32GiBV1),
+        _ => bail!("CUZK_BENCH_PROOF={proof:?} CUZK_BENCH_SECTOR={sector:?}: porep or snap, 2KiB, 512MiB or 32GiB"),
+    };
     match sector.as_str() {
-        "2KiB" => run_typed::<SectorShape2KiB>(&sector, Seal::StackedDrg2KiBV1_1, Post::StackedDrgWinning2KiBV1),
-        "512MiB" => run_typed::<SectorShape512MiB>(&sector, Seal::StackedDrg512MiBV1_1, Post::StackedDrgWinning512MiBV1),
-        "32GiB" => run_typed::<SectorShape32GiB>(&sector, Seal::StackedDrg32GiBV1_1, Post::StackedDrgWinning32GiBV1),
-        other => bail!("CUZK_BENCH_SECTOR={other:?}: 2KiB, 512MiB or 32GiB"),
+        "2KiB" => run_typed::<SectorShape2KiB>(&sector, inputs, winning),
+        "512MiB" => run_typed::<SectorShape512MiB>(&sector, inputs, winning),
+        _ => run_typed::<SectorShape32GiB>(&sector, inputs, winning),
     }
+}
+
+/// The proofs of a stream: each one's label and partitions.
+struct StreamInputs {
+    kind: ProofKind,
+    what: String,
+    built_s: f64,
+    /// A partition like every other, synthesized once for the key's shape.
+    first: SynthesizeFn,
+    proofs: Vec<(String, Vec<PartitionWork>)>,
+}
+
+/// `sectors` C2 proofs of random C1 outputs, each partition's circuit in pieces.
+fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sectors: usize, cap: usize) -> Result<StreamInputs> {
+    let t = Instant::now();
+    let mut c2 = Vec::new();
+    for i in 0..sectors {
+        c2.push(porep::partition_pieces::<Tree>(random_vanilla::porep_c1(seal, i as u64 + 1)?)?);
+    }
+    let first = c2[0].pieces[0].clone();
+    let proofs = c2
+        .into_iter()
+        .enumerate()
+        .map(|(i, porep::PartitionPieces { pieces, public_inputs, .. })| {
+            let partitions = pieces
+                .into_iter()
+                .zip(public_inputs)
+                .take(cap)
+                .map(|(p, public_inputs)| PartitionWork {
+                    synthesize: Box::new(move || synthesize_pieces(p, porep::CHALLENGE_NAMESPACE)),
+                    public_inputs,
+                })
+                .collect();
+            (format!("{seal:?} sector {i}"), partitions)
+        })
+        .collect();
+    Ok(StreamInputs {
+        kind: ProofKind::PorepC2,
+        what: "PoRep C2".into(),
+        built_s: secs(t),
+        first: Box::new(move || synthesize_pieces(first, porep::CHALLENGE_NAMESPACE)),
+        proofs,
+    })
+}
+
+/// `sectors` SnapDeals proofs, every partition a random update circuit of
+/// the sector's shape, synthesized in pieces of its challenges. Their public
+/// inputs are the first circuit's: timed proofs are not checked against them.
+fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    update: RegisteredUpdateProof,
+    sectors: usize,
+    cap: usize,
+) -> Result<StreamInputs> {
+    let t = Instant::now();
+    let partitions = usize::from(filecoin_proofs::SectorUpdateConfig::from_porep_config(&update.as_v1_config()).update_partitions);
+    let circuit = |seed: u64| random_vanilla::update_circuit::<Tree>(update, seed);
+    let challenges = circuit(1)?.pub_params.challenge_count;
+    let public_inputs = synthesize(circuit(1)?)?.inputs[1..].to_vec();
+    let mut proofs = Vec::new();
+    for i in 0..sectors {
+        let mut work = Vec::new();
+        for k in 0..partitions.min(cap) {
+            let c = circuit((i * partitions + k) as u64 + 1)?;
+            let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
+            work.push(PartitionWork { synthesize, public_inputs: public_inputs.clone() });
+        }
+        proofs.push((format!("{update:?} sector {i}"), work));
+    }
+    let first = circuit(1)?;
+    Ok(StreamInputs {
+        kind: ProofKind::SnapDeals,
+        what: "SnapDeals".into(),
+        built_s: secs(t),
+        first: Box::new(move || snap::synthesize_partition(first, challenges)),
+        proofs,
+    })
 }
 
 fn secs(t: Instant) -> f64 {
@@ -70,31 +159,23 @@ fn key_for(cs: &cuzk::circuit::Synthesized) -> Arc<ProvingKey> {
     Arc::new(synthetic_srs::key_for(cs, u64::from(log)))
 }
 
-fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSealProof, winning: RegisteredPoStProof) -> Result<()> {
-    let sectors = env_usize("CUZK_BENCH_SECTORS", 2)?;
-    let partitions_cap = env_usize("CUZK_BENCH_PARTITIONS", usize::MAX)?;
+fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs, winning: RegisteredPoStProof) -> Result<()> {
     let probes = env_usize("CUZK_BENCH_PROBES", 3)?;
     let gap = Duration::from_secs(env_usize("CUZK_BENCH_PROBE_GAP_S", 5)? as u64);
     let sampler = Sampler::start();
     let started = Instant::now();
+    let StreamInputs { kind, what, built_s, first, proofs } = inputs;
+    let sectors = proofs.len();
 
-    // The C2 inputs: one random C1 output per sector, each partition's circuit in pieces.
     let t = Instant::now();
-    let mut c2 = Vec::new();
-    for i in 0..sectors {
-        c2.push(porep::partition_pieces::<Tree>(random_vanilla::porep_c1(seal, i as u64 + 1)?)?);
-    }
-    let build_s = secs(t);
-    let t = Instant::now();
-    let first = c2[0].pieces[0].clone();
-    let cs = synthesize_pieces(first, porep::CHALLENGE_NAMESPACE)?;
+    let cs: Synthesized = first()?;
     let first_synthesis_s = secs(t);
     let constraints = cs.num_constraints();
     let t = Instant::now();
-    let c2_key = key_for(&cs);
+    let key = key_for(&cs);
     drop(cs);
     let key_s = secs(t);
-    eprintln!("stream: {sector} C2 partition of {constraints} constraints synthesized in {first_synthesis_s:.1} s; key ({} bytes) in {key_s:.1} s", c2_key.size_bytes());
+    eprintln!("stream: {sector} {what} partition of {constraints} constraints synthesized in {first_synthesis_s:.1} s; key ({} bytes) in {key_s:.1} s", key.size_bytes());
 
     let post = random_vanilla::post_circuit::<Tree>(winning, 1)?;
     let post_cs = synthesize(post.clone())?;
@@ -105,7 +186,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
 
     // Keys on the device before anything is timed, as a running miner has them.
     let t = Instant::now();
-    prover::warm(&c2_key)?;
+    prover::warm(&key)?;
     prover::warm(&post_key)?;
     let upload_s = secs(t);
 
@@ -132,34 +213,24 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
         }
     }
 
-    // The stream: every C2 proof submitted at once.
+    // The stream: every proof submitted at once.
     let stream_start = Instant::now();
     let mut jobs = Vec::new();
-    for (i, sector_inputs) in c2.into_iter().enumerate() {
-        let porep::PartitionPieces { pieces, public_inputs, .. } = sector_inputs;
-        let partitions = pieces
-            .into_iter()
-            .zip(public_inputs)
-            .take(partitions_cap)
-            .map(|(p, public_inputs)| PartitionWork {
-                synthesize: Box::new(move || synthesize_pieces(p, porep::CHALLENGE_NAMESPACE)),
-                public_inputs,
-            })
-            .collect();
+    for (label, partitions) in proofs {
         jobs.push(engine.submit(JobSpec {
-            kind: ProofKind::PorepC2,
-            priority: ProofKind::PorepC2.default_priority(),
-            label: format!("{seal:?} sector {i}"),
-            key: c2_key.clone(),
+            kind,
+            priority: kind.default_priority(),
+            label,
+            key: key.clone(),
             partitions,
             verification: Verification::TimingOnly,
         })?);
     }
-    // Probes start once the first C2 partition is on the prover.
+    // Probes start once the first partition is on the prover.
     while engine.status().proving == 0 {
         if let Some(&failed) = jobs.iter().find(|&&id| engine.poll(id).is_some_and(|s| s.is_finished())) {
             latency(failed, stream_start)?;
-            bail!("C2 job {failed:?} ended before its first proof");
+            bail!("{what} job {failed:?} ended before its first proof");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -175,11 +246,11 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
         std::thread::sleep(gap);
     }
     if stream_busy.contains(&false) {
-        eprintln!("stream: the C2 stream ended before the last Winning PoSt probe: raise CUZK_BENCH_SECTORS");
+        eprintln!("stream: the {what} stream ended before the last Winning PoSt probe: raise CUZK_BENCH_SECTORS");
     }
-    let mut c2_latency = Vec::new();
+    let mut proof_latency = Vec::new();
     for id in jobs {
-        c2_latency.push(latency(id, stream_start)?);
+        proof_latency.push(latency(id, stream_start)?);
     }
     let stream_s = secs(stream_start);
     let memory = sampler.stop();
@@ -187,13 +258,13 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
 
     let spans = timeline::spans(&events);
     if let Ok(path) = std::env::var("CUZK_BENCH_SVG") {
-        let title = format!("cuzk engine: {sectors} x {sector} PoRep C2 ({constraints} constraints per partition) + Winning PoSt probes");
+        let title = format!("cuzk engine: {sectors} x {sector} {what} ({constraints} constraints per partition) + Winning PoSt probes");
         std::fs::write(&path, timeline::svg(&spans, &title)).with_context(|| format!("writing {path}"))?;
         eprintln!("timeline picture: {path}");
     }
-    let c2_partitions = partitions(&events, ProofKind::PorepC2.default_priority());
-    let proved = c2_partitions.len();
-    let gpu_busy: f64 = c2_partitions.iter().map(|p| p["prove_s"].as_f64().unwrap_or(0.0)).sum();
+    let streamed = partitions(&events, kind.default_priority());
+    let proved = streamed.len();
+    let gpu_busy: f64 = streamed.iter().map(|p| p["prove_s"].as_f64().unwrap_or(0.0)).sum();
     let report = json!({
         "bench": "stream",
         "machine": {
@@ -202,20 +273,21 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
         },
         "engine_config": config,
         "sector": sector,
-        "c2": {
+        "stream": {
+            "proof": what,
             "proofs": sectors, "partitions": proved, "constraints_per_partition": constraints,
-            "key_bytes": c2_key.size_bytes(),
-            "estimated_partition_bytes": engine.partition_bytes(&c2_key),
+            "key_bytes": key.size_bytes(),
+            "estimated_partition_bytes": engine.partition_bytes(&key),
             "stream_seconds": stream_s,
             "partitions_per_minute": proved as f64 / stream_s * 60.0,
-            "proof_latency_seconds": c2_latency,
+            "proof_latency_seconds": proof_latency,
             "prover_busy_fraction": gpu_busy / stream_s,
             "median_seconds": {
-                "synthesis": median_of(&c2_partitions, "synthesis_s"),
-                "ready_wait": median_of(&c2_partitions, "ready_wait_s"),
-                "prove": median_of(&c2_partitions, "prove_s"),
+                "synthesis": median_of(&streamed, "synthesis_s"),
+                "ready_wait": median_of(&streamed, "ready_wait_s"),
+                "prove": median_of(&streamed, "prove_s"),
             },
-            "partitions_detail": c2_partitions,
+            "partitions_detail": streamed,
         },
         "winning_post": {
             "constraints": post_constraints,
@@ -225,7 +297,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSeal
             "partitions_detail": partitions(&events, ProofKind::WinningPost.default_priority()),
         },
         "setup_seconds": {
-            "build_circuits": build_s, "first_synthesis": first_synthesis_s, "key_generation": key_s,
+            "build_circuits": built_s, "first_synthesis": first_synthesis_s, "key_generation": key_s,
             "key_upload": upload_s, "total_before_stream": stream_start.duration_since(started).as_secs_f64(),
         },
         "memory": memory,
