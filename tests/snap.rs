@@ -143,7 +143,7 @@ fn random_update_circuits_have_the_real_updates_shape() {
 
 #[test]
 fn update_partitions_synthesized_in_pieces_equal_the_whole() {
-    let f = fixture(41);
+    let f = fixture(53);
     let u = &f.update;
     let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
     let circuits = || snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &f.vanilla(), comms).unwrap();

@@ -105,6 +105,8 @@ impl Config {
         let mut merged = serde_json::to_value(self)?;
         for (name, value) in fields {
             let value = match (name.as_str(), value) {
+                // As in CUZK_GPU_MEMORY_BUDGET: "all" is no limit.
+                ("gpu_memory_budget", serde_json::Value::String(s)) if s.trim() == "all" => serde_json::Value::Null,
                 ("host_memory_budget" | "post_memory_reserve" | "gpu_memory_budget", serde_json::Value::String(s)) => {
                     parse_bytes(&s).with_context(|| name.clone())?.into()
                 }
@@ -287,6 +289,7 @@ mod tests {
         let capped = base.updated(br#"{"gpu_memory_budget": "24GiB"}"#).unwrap();
         assert_eq!(capped.gpu_memory_budget, Some(24 << 30));
         assert_eq!(capped.updated(br#"{"gpu_memory_budget": null}"#).unwrap().gpu_memory_budget, None);
+        assert_eq!(capped.updated(br#"{"gpu_memory_budget": "all"}"#).unwrap().gpu_memory_budget, None);
         assert!(base.updated(br#"{"gpu_memory_budget": 0}"#).is_err());
         let e = base.updated(br#"{"gpu_memory_budget": "lots"}"#).unwrap_err();
         assert!(format!("{e:#}").contains("gpu_memory_budget"), "{e:#}");

@@ -159,6 +159,11 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
     let t = Instant::now();
     let pk = Arc::new(synthetic_srs::key_for(&cs, u64::from(log)));
     let key_gen_s = secs(t);
+    // What every proof's A and B must be, from the key's construction: checks
+    // both provers where the witness does not satisfy the circuit.
+    let (a, b) = synthetic_srs::expected_a_b(&cs, u64::from(log), r, s);
+    let expected_a_b = [&a.to_compressed()[..], &b.to_compressed()[..]].concat();
+    let a_b_as_expected = |proof: &[u8]| proof.get(..expected_a_b.len()) == Some(&expected_a_b[..]);
     eprintln!("{name}: synthesis {first_synth_s:.2} s, key {key_gen_s:.2} s ({} bytes)", pk.size_bytes());
 
     let path = tmp.join(format!("cuzk-supraseal-bench-{name}-{}.params", std::process::id()));
@@ -232,6 +237,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
     eprintln!("{name}: supraseal loaded the SRS in {key_load_s:.2} s");
     let mut sup = Vec::new();
     let mut sup_split = Vec::new();
+    let mut sup_prover = Vec::new();
     let mut sup_proofs: Vec<Vec<u8>> = Vec::new();
     for i in 0..warmup + runs {
         bellperson_log::take();
@@ -245,6 +251,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         sup_proofs.push(bytes);
         if i >= warmup {
             sup.push(el);
+            sup_prover.extend(split.iter().filter(|(step, _)| step == "prover_time").map(|(_, t)| *t));
             sup_split.push(json!(split));
         }
         eprintln!("{name}: supraseal run {i}: {el:.3} s {split:?}");
@@ -273,7 +280,12 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         "cuzk_synthesis_median_s": cs_,
         "cuzk_prove_only_median_s": cp,
         "cuzk_synthesis_plus_prove_median_s": ct,
-        "ratio_supraseal_over_cuzk_prove_only": sm / cp,
+        "a_b_equal_the_keys_closed_form": {
+            "cuzk": a_b_as_expected(&cuzk_bytes),
+            "supraseal": sup_proofs.iter().map(|p| a_b_as_expected(p)).collect::<Vec<_>>(),
+        },
+        "ratio_supraseal_total_over_cuzk_prove_only": sm / cp,
+        "ratio_supraseal_prover_over_cuzk_prove_only": (!sup_prover.is_empty()).then(|| median(&sup_prover) / cp),
         "ratio_supraseal_over_cuzk_synthesis_plus_prove": sm / ct,
         "cuzk_cpu_prove_only_median_s": cpu_median,
         "ratio_cuzk_cpu_over_gpu_prove_only": cpu_median.map(|c| c / cp),

@@ -42,6 +42,7 @@ use cuzk::{
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
+use rayon::prelude::*;
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
@@ -131,12 +132,16 @@ fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     let public_inputs = synthesize(circuit(1)?)?.inputs[1..].to_vec();
     let mut proofs = Vec::new();
     for i in 0..sectors {
-        let mut work = Vec::new();
-        for k in 0..partitions.min(cap) {
-            let c = circuit((i * partitions + k) as u64 + 1)?;
-            let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
-            work.push(PartitionWork { synthesize, public_inputs: public_inputs.clone() });
-        }
+        // Built in parallel: one takes seconds at 32 GiB (random Merkle paths).
+        let circuits: Vec<_> =
+            (0..partitions.min(cap)).into_par_iter().map(|k| circuit((i * partitions + k) as u64 + 1)).collect::<Result<_>>()?;
+        let work = circuits
+            .into_iter()
+            .map(|c| {
+                let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
+                PartitionWork { synthesize, public_inputs: public_inputs.clone() }
+            })
+            .collect();
         proofs.push((format!("{update:?} sector {i}"), work));
     }
     let first = circuit(1)?;
