@@ -52,8 +52,9 @@ pub fn challenge_of(name: &str) -> Option<usize> {
     rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
 }
 
-/// A partition's circuit synthesized in pieces of its challenges, on every
-/// thread of rayon's pool (one thread takes ~1 minute at 32 GiB).
+/// A partition's circuit synthesized in pieces of its challenges on rayon's
+/// pool (`circuit::synthesize_segments`; on one thread a 32 GiB partition
+/// takes ~50 s on the H200 machine's cores).
 pub fn synthesize_partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuit: EmptySectorUpdateCircuit<Tree>,
     challenges: usize,

@@ -200,19 +200,25 @@ pub fn synthesize_pieces<C: Circuit<Fr> + Send>(pieces: Vec<C>, piece: &str) -> 
 /// prefix); segments come in order, `segments` of them (the pieces' balance
 /// depends on it, not the result).
 ///
-/// A quarter of the pool's threads get a piece each (at least two): a
-/// piece's time is bounded below by the segments it skips, and each records
-/// the prefix, so pieces add work faster than they take time off (a 32 GiB
-/// SnapDeals partition in 4 pieces costs 1.9x one thread's CPU time, in 8
-/// pieces 3.1x, for a third less time), while the engine synthesizes two
-/// partitions at once and a proof has many.
+/// Pieces are `segment_pieces(segments)`.
 pub fn synthesize_segments<C, S>(copy: impl Fn() -> C, segments: usize, segment_of: &S) -> Result<Synthesized>
 where
     C: Circuit<Fr> + Send,
     S: Fn(&str) -> Option<usize> + Sync,
 {
-    let ranges = segment_ranges(segments, (rayon::current_num_threads() / 4).max(2));
+    let ranges = segment_ranges(segments, segment_pieces(segments));
     synthesize_ranges(ranges.into_iter().map(|r| (copy(), r)).collect(), segment_of)
+}
+
+/// The pieces `synthesize_segments` makes of `segments` on the current pool:
+/// one per quarter of its threads (at least two). A piece's time is bounded
+/// below by the segments it skips, and each records the prefix, so pieces
+/// add work faster than they take time off (a 32 GiB SnapDeals partition in
+/// 4 pieces costs 1.9x one thread's CPU time, in 8 pieces 3.1x, for a third
+/// less time), while the engine synthesizes two partitions at once and a
+/// proof has many.
+pub fn segment_pieces(segments: usize) -> usize {
+    (rayon::current_num_threads() / 4).max(2).min(segments.max(1))
 }
 
 /// Skipping a segment costs about this fraction of recording it: the

@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use cuzk::{
     api::{porep, random_vanilla, snap},
-    circuit::{synthesize, synthesize_pieces, Synthesized},
+    circuit::{segment_pieces, synthesize, synthesize_pieces, Synthesized},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
@@ -147,5 +147,6 @@ fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &st
     eprintln!("pieces: {sector} SnapDeals partition of {challenges} challenges: on one thread as bellperson does, then in pieces on {threads}");
     let one_thread = timed(&single, runs, || Ok(synthesize(circuit()?)?))?;
     let whole = timed(&all, runs, || snap::synthesize_partition(circuit()?, challenges))?;
-    report(sector, "snap", threads.min(challenges), threads, ("whole_one_thread", one_thread, 1), whole)
+    let pieces = all.install(|| segment_pieces(challenges));
+    report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole)
 }
