@@ -15,7 +15,7 @@
 //! one thread gives, exactly: constraint values do not depend on variable
 //! indices, the pieces' new variables are appended in piece order (as
 //! sequential synthesis allocates them), and their density marks on prefix
-//! variables are merged. Every piece's prefix is checked equal to the first's
+//! variables are merged. Every piece's prefix is checked equal to the first's,
 //! segments must come in order, and a segment must not use another's
 //! variables, so a circuit without this structure is an error, never a wrong
 //! witness.
