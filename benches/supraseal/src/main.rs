@@ -336,9 +336,8 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
         "snap-32GiB" => {
             // Not Clone: rebuilt from its seed for every synthesis.
             let rp = RegisteredUpdateProof::StackedDrg32GiBV1;
-            random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?;
+            let challenges = random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?.pub_params.challenge_count;
             let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
-            let challenges = circuit().pub_params.challenge_count;
             let synth = || snap::synthesize_partition(circuit(), challenges);
             return bench_circuit(which, circuit, &synth, warmup, runs, cpu_max, tmp);
         }

@@ -42,7 +42,6 @@ use cuzk::{
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
-use rayon::prelude::*;
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
@@ -118,8 +117,8 @@ fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sect
 }
 
 /// `sectors` SnapDeals proofs, every partition a random update circuit of
-/// the sector's shape, synthesized in pieces of its challenges. Their public
-/// inputs are the first circuit's: timed proofs are not checked against them.
+/// the sector's shape, synthesized in pieces of its challenges, with the
+/// public inputs stock's verifier would take for it.
 fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     update: RegisteredUpdateProof,
     sectors: usize,
@@ -128,23 +127,19 @@ fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     let t = Instant::now();
     let partitions = usize::from(filecoin_proofs::SectorUpdateConfig::from_porep_config(&update.as_v1_config()).update_partitions);
     let circuit = |seed: u64| random_vanilla::update_circuit::<Tree>(update, seed);
-    let challenges = circuit(1)?.pub_params.challenge_count;
-    let public_inputs = synthesize(circuit(1)?)?.inputs[1..].to_vec();
+    let first = circuit(1)?;
+    let challenges = first.pub_params.challenge_count;
     let mut proofs = Vec::new();
     for i in 0..sectors {
-        // Built in parallel: one takes seconds at 32 GiB (random Merkle paths).
-        let circuits: Vec<_> =
-            (0..partitions.min(cap)).into_par_iter().map(|k| circuit((i * partitions + k) as u64 + 1)).collect::<Result<_>>()?;
-        let work = circuits
-            .into_iter()
-            .map(|c| {
-                let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
-                PartitionWork { synthesize, public_inputs: public_inputs.clone() }
-            })
-            .collect();
+        let mut work = Vec::new();
+        for k in 0..partitions.min(cap) {
+            let c = circuit((i * partitions + k) as u64 + 1)?;
+            let public_inputs = c.pub_inputs.to_vec();
+            let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
+            work.push(PartitionWork { synthesize, public_inputs });
+        }
         proofs.push((format!("{update:?} sector {i}"), work));
     }
-    let first = circuit(1)?;
     Ok(StreamInputs {
         kind: ProofKind::SnapDeals,
         what: "SnapDeals".into(),
