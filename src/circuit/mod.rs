@@ -11,5 +11,5 @@ mod witness;
 
 pub use bench_circuit::MulChain;
 pub use density::Density;
-pub use pieces::{segment_pieces, synthesize_pieces, synthesize_segments};
+pub use pieces::{segment_pieces, segment_pieces_on, synthesize_pieces, synthesize_segments};
 pub use witness::{synthesize, Synthesized};

@@ -20,7 +20,12 @@
 //! variables, so a circuit without this structure is an error, never a wrong
 //! witness.
 
-use std::ops::Range;
+use std::{
+    collections::BTreeMap,
+    ops::Range,
+    sync::{Mutex, MutexGuard},
+    time::{Duration, Instant},
+};
 
 use anyhow::{anyhow, ensure, Result};
 use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
@@ -188,7 +193,8 @@ where
 /// The synthesized circuit whose pieces, each after the common prefix, are
 /// `pieces` (in order), each piece starting in a top-level namespace whose
 /// name starts with `piece`; pieces are synthesized in parallel on rayon's
-/// pool, a pool's worth at a time so that memory stays near one circuit's.
+/// pool, one per thread at a time, and appended in order as they finish, so
+/// that memory stays near one circuit's.
 pub fn synthesize_pieces<C: Circuit<Fr> + Send>(pieces: Vec<C>, piece: &str) -> Result<Synthesized> {
     let starts = |name: &str| name.starts_with(piece).then_some(0);
     synthesize_ranges(pieces.into_iter().map(|c| (c, 0..usize::MAX)).collect(), &starts)
@@ -218,7 +224,12 @@ where
 /// less time), while the engine synthesizes two partitions at once and a
 /// proof has many.
 pub fn segment_pieces(segments: usize) -> usize {
-    (rayon::current_num_threads() / 4).max(2).min(segments.max(1))
+    segment_pieces_on(rayon::current_num_threads(), segments)
+}
+
+/// `segment_pieces` on a pool of `threads`.
+pub fn segment_pieces_on(threads: usize, segments: usize) -> usize {
+    (threads / 4).max(2).min(segments.max(1))
 }
 
 /// Skipping a segment costs about this fraction of recording it: the
@@ -246,49 +257,130 @@ fn segment_ranges(segments: usize, parts: usize) -> Vec<Range<usize>> {
     bounds.windows(2).map(|w| w[0]..w[1]).collect()
 }
 
-/// Synthesizes each circuit recording its range, a pool's worth at a time,
-/// and joins them.
-fn synthesize_ranges<C, S>(mut pieces: Vec<(C, Range<usize>)>, segment_of: &S) -> Result<Synthesized>
+/// Synthesizes each circuit recording its range, every piece a task of
+/// rayon's pool (so at most a pool's worth at once), and joins them in order
+/// as they come: a piece is appended as soon as those before it are in,
+/// while later ones are still being synthesized. No batch waits for its
+/// slowest piece, and partitions synthesized at once fill each other's idle
+/// threads.
+fn synthesize_ranges<C, S>(pieces: Vec<(C, Range<usize>)>, segment_of: &S) -> Result<Synthesized>
 where
     C: Circuit<Fr> + Send,
     S: Fn(&str) -> Option<usize> + Sync,
 {
     ensure!(!pieces.is_empty(), "no pieces to synthesize");
-    let batch = rayon::current_num_threads().max(1);
-    let mut whole: Option<(Synthesized, Prefix)> = None;
-    while !pieces.is_empty() {
-        let rest = pieces.split_off(batch.min(pieces.len()));
-        let mut done: Vec<(Synthesized, Prefix)> = std::mem::replace(&mut pieces, rest)
-            .into_par_iter()
-            .map(|(c, range)| synthesize_piece(c, range, segment_of))
-            .collect::<Result<_>>()?;
-        let (whole, prefix) = match &mut whole {
-            Some(w) => w,
-            None => {
-                let (first, prefix) = done.remove(0);
-                whole.insert((first, prefix))
-            }
-        };
-        reserve_for(whole, *prefix, &done, pieces.len());
-        append_pieces(whole, *prefix, done)?;
+    let start = Instant::now();
+    let join = Mutex::new(Join { count: pieces.len(), ..Join::default() });
+    rayon::scope_fifo(|scope| {
+        for (index, (circuit, range)) in pieces.into_iter().enumerate() {
+            let join = &join;
+            scope.spawn_fifo(move |_| {
+                // After a failure the remaining pieces are not worth synthesizing.
+                if lock(join).error.is_none() {
+                    let piece = synthesize_piece(circuit, range, segment_of);
+                    Join::add(join, index, piece);
+                }
+            });
+        }
+    });
+    let join = join.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, e)) = join.error {
+        return Err(e);
     }
-    let (mut cs, _) = whole.expect("at least one piece");
+    let (mut cs, _) = join.whole.expect("every piece appended");
     close(&mut cs);
+    log::debug!("cuzk pieces: {} pieces in {:?}, {:?} of it appending", join.count, start.elapsed(), join.appending_time);
     Ok(cs)
 }
 
-/// Room for `batch` and `later` more pieces of the batch's average size, so
-/// appending does not reallocate (and briefly double) vectors of gigabytes.
-fn reserve_for(cs: &mut Synthesized, prefix: Prefix, batch: &[(Synthesized, Prefix)], later: usize) {
-    let count = batch.len().max(1);
-    let constraints: usize = batch.iter().map(|(p, _)| p.a.len() - prefix.constraints).sum();
-    let aux: usize = batch.iter().map(|(p, _)| p.aux.len() - prefix.aux).sum();
-    let constraints = constraints + constraints / count * later;
-    let aux = aux + aux / count * later;
-    cs.a.reserve_exact(constraints);
-    cs.b.reserve_exact(constraints);
-    cs.c.reserve_exact(constraints);
-    cs.aux.reserve_exact(aux);
+/// The pieces of one circuit being joined: those synthesized and waiting for
+/// an earlier one, and the circuit so far (taken out by the thread appending
+/// to it, so that the lock is never held during a copy: the copy runs on the
+/// pool, whose threads may meanwhile run a piece that finishes and locks).
+#[derive(Default)]
+struct Join {
+    count: usize,
+    whole: Option<(Synthesized, Prefix)>,
+    /// Pieces in `whole` or being appended to it.
+    next: usize,
+    waiting: BTreeMap<usize, (Synthesized, Prefix)>,
+    appending: bool,
+    appending_time: Duration,
+    /// The failure of the earliest piece that failed (an append's: last).
+    error: Option<(usize, anyhow::Error)>,
+}
+
+fn lock(join: &Mutex<Join>) -> MutexGuard<'_, Join> {
+    join.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Join {
+    /// Takes piece `index`; appends it, and every piece after it that is
+    /// waiting, unless another thread is appending (which then does).
+    fn add(join: &Mutex<Join>, index: usize, piece: Result<(Synthesized, Prefix)>) {
+        let mut j = lock(join);
+        match piece {
+            Err(e) => {
+                if j.error.as_ref().is_none_or(|(first, _)| index < *first) {
+                    j.error = Some((index, e));
+                }
+                return;
+            }
+            Ok(piece) => j.waiting.insert(index, piece),
+        };
+        if j.appending {
+            return;
+        }
+        j.appending = true;
+        loop {
+            let mut run = Vec::new();
+            loop {
+                let next = j.next;
+                let Some(piece) = j.waiting.remove(&next) else { break };
+                run.push(piece);
+                j.next += 1;
+            }
+            if run.is_empty() || j.error.is_some() {
+                j.appending = false;
+                return;
+            }
+            let later = j.count - j.next;
+            let mut whole = j.whole.take();
+            drop(j);
+            let started = Instant::now();
+            let appended = append_run(&mut whole, run, later);
+            j = lock(join);
+            j.appending_time += started.elapsed();
+            j.whole = whole;
+            if let Err(e) = appended {
+                j.error.get_or_insert((usize::MAX, e));
+            }
+        }
+    }
+}
+
+/// Appends a run of consecutive pieces to the circuit so far (the first
+/// piece is the circuit so far when there is none), with room for `later`
+/// more pieces of the run's average size, so that appending does not
+/// reallocate (and briefly double) vectors of gigabytes.
+fn append_run(whole: &mut Option<(Synthesized, Prefix)>, mut run: Vec<(Synthesized, Prefix)>, later: usize) -> Result<()> {
+    let (whole, prefix) = match whole {
+        Some(w) => w,
+        None => whole.insert(run.remove(0)),
+    };
+    if run.is_empty() {
+        return Ok(());
+    }
+    let count = run.len();
+    let p = *prefix;
+    let constraints: usize = run.iter().map(|(piece, _)| piece.a.len() - p.constraints).sum();
+    let aux: usize = run.iter().map(|(piece, _)| piece.aux.len() - p.aux).sum();
+    let (constraints, aux) = (constraints + constraints / count * later, aux + aux / count * later);
+    whole.a.reserve_exact(constraints);
+    whole.b.reserve_exact(constraints);
+    whole.c.reserve_exact(constraints);
+    whole.aux.reserve_exact(aux);
+    append_pieces(whole, p, run)
 }
 
 /// Appends what each of `pieces` adds after its prefix, which must equal
@@ -388,6 +480,28 @@ mod tests {
         let joined = synthesize_pieces(pieces, "piece_").unwrap();
         assert_eq!(joined, whole);
         assert_eq!(joined.inputs.len(), 1 + 1 + spec.len());
+    }
+
+    /// A circuit that waits before synthesizing, so that pieces finish out of order.
+    struct Late<C>(C, u64);
+
+    impl<C: Circuit<Fr>> Circuit<Fr> for Late<C> {
+        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            std::thread::sleep(std::time::Duration::from_millis(self.1));
+            self.0.synthesize(cs)
+        }
+    }
+
+    #[test]
+    fn pieces_that_finish_out_of_order_are_joined_in_order() {
+        let spec: Vec<(usize, u64)> = (0..9).map(|i| (i * 13 % 7, i as u64 + 5)).collect();
+        let whole = synthesize(Shared { pieces: spec.clone() }).unwrap();
+        for threads in [2, 4, 9] {
+            // The first pieces are the last to finish.
+            let late = |i: usize| Late(Shared { pieces: vec![spec[i]] }, 10 * (spec.len() - i) as u64);
+            let joined = in_pool(threads, || synthesize_pieces((0..spec.len()).map(late).collect(), "piece_")).unwrap();
+            assert_eq!(joined, whole, "{threads} threads");
+        }
     }
 
     #[test]

@@ -18,6 +18,11 @@ static POOL: Lazy<Option<ThreadPool>> = Lazy::new(|| {
         .ok()
 });
 
+/// The bulk pool's threads.
+pub fn threads() -> usize {
+    POOL.as_ref().map_or_else(rayon::current_num_threads, |pool| pool.current_num_threads())
+}
+
 /// `f`, its parallel work in the bulk pool (in the global pool if that pool
 /// could not be made).
 pub fn install<T: Send>(f: impl FnOnce() -> T + Send) -> T {

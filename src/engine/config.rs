@@ -17,13 +17,15 @@ pub struct Config {
     /// Host RAM the engine may use: resident proving keys plus the estimated
     /// working memory of every partition in flight.
     pub host_memory_budget: u64,
-    /// C2 and SnapDeals partitions synthesized at the same time (PoSt has two
-    /// more workers of its own).
+    /// C2 and SnapDeals synthesis at the same time, in whole synthesis pools:
+    /// a PoRep partition fills one, a SnapDeals partition the share its
+    /// ranges use (PoSt has two more workers of its own).
     pub synthesis_threads: usize,
     /// C2 and SnapDeals proofs at once: one per usable GPU, else one on the
     /// CPU (the engine adds two prover workers only PoSt may use).
     pub prover_workers: usize,
-    /// Synthesized partitions waiting for a prover worker, at most.
+    /// Partitions being synthesized or waiting for a prover worker, at most,
+    /// counted as `synthesis_threads` counts them.
     pub ready_queue_depth: usize,
     /// Bytes of the host memory budget that C2 and SnapDeals partitions
     /// leave free, so that a PoSt partition can start at once.

@@ -238,7 +238,7 @@ impl Engine {
             prover_workers: st.prover_workers,
             prover: if st.config.selected_gpus().is_empty() { "cpu" } else { "gpu" },
             pending_partitions: st.pending.len(),
-            synthesizing: st.synthesizing.total(),
+            synthesizing: st.synthesizing_partitions,
             ready_partitions: st.ready.len(),
             proving: st.proving.total(),
             memory: MemoryStatus {

@@ -39,6 +39,31 @@ pub fn env_usize(name: &str, default: usize) -> Result<usize> {
     }
 }
 
+/// The process's CPU time, page faults and peak resident memory so far.
+#[derive(Clone, Copy)]
+pub struct Usage {
+    pub user_s: f64,
+    pub system_s: f64,
+    pub minor_faults: i64,
+    pub peak_rss_bytes: i64,
+}
+
+pub fn usage() -> Usage {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `u` is a writable rusage; getrusage fills it (RUSAGE_SELF cannot fail).
+    let u = unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr());
+        u.assume_init()
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Usage {
+        user_s: secs(u.ru_utime),
+        system_s: secs(u.ru_stime),
+        minor_faults: u.ru_minflt,
+        peak_rss_bytes: u.ru_maxrss * 1024,
+    }
+}
+
 fn key(links: usize) -> Result<Arc<ProvingKey>> {
     let start = Instant::now();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(links as u64);

@@ -23,8 +23,9 @@ const USAGE: &str = "usage:
       full-size C2 stream (real circuit shapes, random witnesses, timed not verified) with Winning PoSt
       probes: per-stage JSON, memory peaks, timeline SVG (CUZK_BENCH_SECTOR=32GiB on a GPU host)
   cuzk bench pieces
-      how PoRep partition synthesis scales over cores: one piece on one thread, then a whole
-      partition on all, with CPU time and page faults (CUZK_BENCH_SECTOR, default 32GiB)
+      how partition synthesis scales over cores: one PoRep piece (or a SnapDeals partition) on one
+      thread, then whole partitions on all, CUZK_BENCH_AT_ONCE at a time, with CPU time and page
+      faults (CUZK_BENCH_PROOF porep|snap, CUZK_BENCH_SECTOR, default 32GiB)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 

@@ -5,16 +5,17 @@
 //! (`api::snap::synthesize_partition`: ranges of its challenges). The
 //! one-thread baseline is one PoRep piece alone (times the piece count) or
 //! the whole SnapDeals partition synthesized as bellperson does; then the
-//! whole partition on every thread of rayon's pool, CUZK_BENCH_RUNS times
-//! each. Prints JSON: each run's wall time, the process's user and system CPU
-//! seconds and minor page faults during it, the process's peak RSS so far,
-//! and the parallel efficiency (the one-thread time over threads x wall
-//! time). A synthesis that scales has an efficiency near 1 and little system
+//! whole partition (or CUZK_BENCH_AT_ONCE of them at once) on every thread
+//! of rayon's pool, CUZK_BENCH_RUNS times each. Prints JSON: each run's wall
+//! time, the process's user and system CPU seconds and minor page faults
+//! during it, the process's peak RSS so far, and the parallel efficiency
+//! (the one-thread time of the partitions over threads x wall time). A synthesis that scales has an efficiency near 1 and little system
 //! time; page faults show memory the kernel had to hand out (first touch).
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
 //! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),
-//! RAYON_NUM_THREADS.
+//! CUZK_BENCH_AT_ONCE (partitions synthesized at once on the pool, as the
+//! engine's synthesis workers do; default 1), RAYON_NUM_THREADS.
 
 use std::time::Instant;
 
@@ -29,7 +30,7 @@ use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
-use crate::bench::{env_usize, median};
+use crate::bench::{env_usize, median, usage};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "32GiB".into());
@@ -47,42 +48,30 @@ pub fn run() -> Result<()> {
     }
 }
 
-/// The process's CPU time, page faults and peak resident memory so far.
-#[derive(Clone, Copy)]
-struct Usage {
-    user_s: f64,
-    system_s: f64,
-    minor_faults: i64,
-    peak_rss_bytes: i64,
-}
-
-fn usage() -> Usage {
-    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `u` is a writable rusage; getrusage fills it (RUSAGE_SELF cannot fail).
-    let u = unsafe {
-        libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr());
-        u.assume_init()
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Usage {
-        user_s: secs(u.ru_utime),
-        system_s: secs(u.ru_stime),
-        minor_faults: u.ru_minflt,
-        peak_rss_bytes: u.ru_maxrss * 1024,
-    }
-}
-
-/// Runs `synthesize` on `pool` `runs` times: one JSON row per run.
-fn timed(pool: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Result<Synthesized> + Send + Sync) -> Result<Vec<Value>> {
+/// Runs `synthesize` on `pool` `runs` times, `at_once` partitions at a time
+/// from as many threads (as the engine's synthesis workers share its pool):
+/// one JSON row per run.
+fn timed(
+    pool: &rayon::ThreadPool,
+    runs: usize,
+    at_once: usize,
+    synthesize: impl Fn() -> Result<Synthesized> + Send + Sync,
+) -> Result<Vec<Value>> {
     (0..runs)
         .map(|_| {
             let (before, start) = (usage(), Instant::now());
-            let cs = pool.install(&synthesize)?;
+            let done: Vec<Result<Synthesized>> = std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..at_once).map(|_| scope.spawn(|| pool.install(&synthesize))).collect();
+                workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a synthesis panicked")))).collect()
+            });
             let wall_s = start.elapsed().as_secs_f64();
             let after = usage();
+            let constraints = done.into_iter().map(|cs| cs.map(|cs| cs.num_constraints())).collect::<Result<Vec<_>>>()?;
             Ok(json!({
-                "constraints": cs.num_constraints(),
+                "partitions": at_once,
+                "constraints": constraints[0],
                 "wall_s": wall_s,
+                "partitions_per_minute": at_once as f64 * 60.0 / wall_s,
                 "user_s": after.user_s - before.user_s,
                 "system_s": after.system_s - before.system_s,
                 "minor_faults": after.minor_faults - before.minor_faults,
@@ -94,6 +83,11 @@ fn timed(pool: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Result<
 
 fn median_wall(rows: &[Value]) -> Option<f64> {
     median(&rows.iter().filter_map(|r| r["wall_s"].as_f64()).collect::<Vec<_>>())
+}
+
+/// CUZK_BENCH_RUNS and CUZK_BENCH_AT_ONCE.
+fn runs_at_once() -> Result<(usize, usize)> {
+    Ok((env_usize("CUZK_BENCH_RUNS", 3)?.max(1), env_usize("CUZK_BENCH_AT_ONCE", 1)?.max(1)))
 }
 
 /// A one-thread pool and one of every thread.
@@ -108,13 +102,15 @@ fn pools() -> Result<(rayon::ThreadPool, rayon::ThreadPool)> {
 fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&str, Vec<Value>, usize), whole: Vec<Value>) -> Result<()> {
     let (name, baseline, baseline_times) = baseline;
     let (one_s, whole_s) = (median_wall(&baseline), median_wall(&whole));
-    let efficiency = one_s.zip(whole_s).map(|(p, w)| p * baseline_times as f64 / (threads as f64 * w));
+    let at_once = whole.first().and_then(|r| r["partitions"].as_u64()).unwrap_or(1) as f64;
+    let efficiency = one_s.zip(whole_s).map(|(p, w)| p * baseline_times as f64 * at_once / (threads as f64 * w));
     let report = json!({
         "proof": proof,
         "sector": sector,
         "threads": threads,
         "pieces": pieces,
         name: { "runs": baseline, "wall_median_s": one_s },
+        "partitions_at_once": at_once,
         "partition_all_threads": { "runs": whole, "wall_median_s": whole_s },
         "parallel_efficiency": efficiency,
     });
@@ -123,7 +119,7 @@ fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&
 }
 
 fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSealProof) -> Result<()> {
-    let runs = env_usize("CUZK_BENCH_RUNS", 3)?.max(1);
+    let (runs, at_once) = runs_at_once()?;
     let c1 = random_vanilla::porep_c1(seal, 1)?;
     let partition = porep::partition_pieces::<Tree>(c1)?.pieces.swap_remove(0);
     // Piece 0 carries no more than the others; piece 1 is a typical one.
@@ -132,21 +128,21 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} PoRep partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
     let in_pieces = |pieces: &[_]| synthesize_pieces(pieces.to_vec(), porep::CHALLENGE_NAMESPACE);
-    let one_piece = timed(&single, runs, || in_pieces(one))?;
-    let whole = timed(&all, runs, || in_pieces(&partition))?;
+    let one_piece = timed(&single, runs, 1, || in_pieces(one))?;
+    let whole = timed(&all, runs, at_once, || in_pieces(&partition))?;
     report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole)
 }
 
 fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &str, update: RegisteredUpdateProof) -> Result<()> {
-    let runs = env_usize("CUZK_BENCH_RUNS", 3)?.max(1);
+    let (runs, at_once) = runs_at_once()?;
     // Deterministic from its seed: each run builds its own.
     let circuit = || random_vanilla::update_circuit::<Tree>(update, 1);
     let challenges = circuit()?.pub_params.challenge_count;
     let (single, all) = pools()?;
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} SnapDeals partition of {challenges} challenges: on one thread as bellperson does, then in pieces on {threads}");
-    let one_thread = timed(&single, runs, || Ok(synthesize(circuit()?)?))?;
-    let whole = timed(&all, runs, || snap::synthesize_partition(circuit()?, challenges))?;
+    let one_thread = timed(&single, runs, 1, || Ok(synthesize(circuit()?)?))?;
+    let whole = timed(&all, runs, at_once, || snap::synthesize_partition(circuit()?, challenges))?;
     let pieces = all.install(|| segment_pieces(challenges));
     report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole)
 }

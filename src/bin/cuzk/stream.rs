@@ -47,7 +47,7 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
 use crate::{
-    bench::{env_usize, finish, median},
+    bench::{env_usize, finish, median, usage},
     timeline,
 };
 
@@ -214,7 +214,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
     }
 
     // The stream: every proof submitted at once.
-    let stream_start = Instant::now();
+    let (stream_start, cpu_before) = (Instant::now(), usage());
     let mut jobs = Vec::new();
     for (label, partitions) in proofs {
         jobs.push(engine.submit(JobSpec {
@@ -253,6 +253,8 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
         proof_latency.push(latency(id, stream_start)?);
     }
     let stream_s = secs(stream_start);
+    let cpu = usage();
+    let (user_s, system_s) = (cpu.user_s - cpu_before.user_s, cpu.system_s - cpu_before.system_s);
     let memory = sampler.stop();
     let events = engine.timeline();
 
@@ -282,6 +284,8 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
             "partitions_per_minute": proved as f64 / stream_s * 60.0,
             "proof_latency_seconds": proof_latency,
             "prover_busy_fraction": gpu_busy / stream_s,
+            // The whole process (synthesis, the proofs' CPU steps, probes).
+            "cpu": { "user_s": user_s, "system_s": system_s, "busy_cores": (user_s + system_s) / stream_s },
             "median_seconds": {
                 "synthesis": median_of(&streamed, "synthesis_s"),
                 "ready_wait": median_of(&streamed, "ready_wait_s"),

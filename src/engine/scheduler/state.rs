@@ -16,8 +16,9 @@ use anyhow::Result;
 use blstrs::Scalar as Fr;
 
 use crate::{
-    circuit::Synthesized,
+    circuit::{segment_pieces_on, Synthesized},
     engine::{
+        bulk_pool,
         config::Config,
         job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification},
         srs_cache,
@@ -39,6 +40,8 @@ pub(super) struct Ready {
     pub(super) cs: Synthesized,
     pub(super) public_inputs: Vec<Fr>,
     pub(super) bytes: u64,
+    /// Its `synthesis_shares`, counted against `ready_queue_depth`.
+    pub(super) shares: usize,
     pub(super) since: Instant,
 }
 
@@ -51,6 +54,7 @@ pub(super) struct Job {
     pub(super) key: Option<Arc<ProvingKey>>,
     pub(super) verification: Verification,
     partition_bytes: u64,
+    shares: usize,
     pub(super) proofs: Vec<Option<Proof>>,
     remaining: usize,
     pub(super) state: JobState,
@@ -74,8 +78,9 @@ pub(super) struct State {
     pub(super) jobs: HashMap<JobId, Job>,
     pub(super) pending: BTreeMap<QueueKey, PartitionWork>,
     pub(super) ready: BTreeMap<QueueKey, Ready>,
-    /// Partitions being synthesized.
+    /// Partitions being synthesized, in `synthesis_shares`.
     pub(super) synthesizing: ByRank,
+    pub(super) synthesizing_partitions: usize,
     /// Partitions being proved.
     pub(super) proving: ByRank,
     /// Estimated bytes of the partitions between synthesis start and proof end.
@@ -99,6 +104,7 @@ impl State {
             pending: BTreeMap::new(),
             ready: BTreeMap::new(),
             synthesizing: ByRank::default(),
+            synthesizing_partitions: 0,
             proving: ByRank::default(),
             in_flight_bytes: 0,
             peak_in_flight_bytes: 0,
@@ -127,6 +133,7 @@ impl State {
                 key: Some(spec.key),
                 verification: spec.verification,
                 partition_bytes,
+                shares: synthesis_shares(spec.kind, bulk_pool::threads()),
                 proofs: (0..count).map(|_| None).collect(),
                 remaining: count,
                 state: JobState::Queued,
@@ -166,10 +173,12 @@ impl State {
         self.timeline.record(event);
     }
 
-    /// Partitions of priority rank `rank` or more urgent that are ready or
-    /// being synthesized: what a new partition of that rank queues behind.
+    /// Shares of the partitions of priority rank `rank` or more urgent that
+    /// are ready or being synthesized: what a new partition of that rank
+    /// queues behind.
     fn ahead_of(&self, rank: u8) -> usize {
-        self.synthesizing.as_or_more_urgent(rank) + self.ready.keys().filter(|k| k.rank <= rank).count()
+        let ready: usize = self.ready.iter().filter(|(k, _)| k.rank <= rank).map(|(_, r)| r.shares).sum();
+        self.synthesizing.as_or_more_urgent(rank) + ready
     }
 
     /// The head of the queue, if a synthesis may start now: not paused, a slot
@@ -178,19 +187,20 @@ impl State {
     /// urgent ones waiting there never delay a more urgent synthesis (the
     /// memory budget still bounds them all). A partition larger than all the
     /// budget left starts alone, when nothing else is in flight, rather than never.
-    pub(super) fn take_synthesis(&mut self) -> Option<(QueueKey, PartitionWork, u64)> {
+    /// Returns the partition with its estimated bytes and its shares.
+    pub(super) fn take_synthesis(&mut self) -> Option<(QueueKey, PartitionWork, u64, usize)> {
         if self.paused {
             return None;
         }
         let key = *self.pending.keys().next()?;
-        if self.ahead_of(key.rank) >= self.config.ready_queue_depth {
+        let (bytes, shares) = self.jobs.get(&key.job).map_or((0, POOL_SHARES), |j| (j.partition_bytes, j.shares));
+        if self.ahead_of(key.rank) + shares > self.config.ready_queue_depth * POOL_SHARES {
             return None;
         }
         // Workers and memory kept for PoSt: C2 and SnapDeals never take them.
-        if !self.synthesizing.has_worker_for(key.rank, self.config.synthesis_threads) {
+        if !self.synthesizing.has_room_for(key.rank, shares, self.config.synthesis_threads, POOL_SHARES) {
             return None;
         }
-        let bytes = self.jobs.get(&key.job).map_or(0, |j| j.partition_bytes);
         let reserve = if key.rank == Priority::Low.rank() { self.config.post_memory_reserve } else { 0 };
         let available = self
             .config
@@ -210,13 +220,20 @@ impl State {
         let work = self.pending.remove(&key).expect("present");
         self.in_flight_bytes += bytes;
         self.peak_in_flight_bytes = self.peak_in_flight_bytes.max(self.in_flight_bytes);
-        self.synthesizing.add(key.rank);
+        self.synthesizing.add(key.rank, shares);
+        self.synthesizing_partitions += 1;
         if let Some(job) = self.jobs.get_mut(&key.job) {
             if job.state == JobState::Queued {
                 job.state = JobState::Running;
             }
         }
-        Some((key, work, bytes))
+        Some((key, work, bytes, shares))
+    }
+
+    /// A synthesis taken by `take_synthesis` ended.
+    pub(super) fn synthesized(&mut self, key: QueueKey, shares: usize) {
+        self.synthesizing.remove(key.rank, shares);
+        self.synthesizing_partitions -= 1;
     }
 
     /// The most urgent ready partition a prover worker may take now: C2 and
@@ -228,15 +245,15 @@ impl State {
             return None;
         }
         let workers = self.config.prover_workers;
-        let key = *self.ready.keys().find(|k| self.proving.has_worker_for(k.rank, workers))?;
+        let key = *self.ready.keys().find(|k| self.proving.has_room_for(k.rank, 1, workers, 1))?;
         let ready = self.ready.remove(&key).expect("present");
-        self.proving.add(key.rank);
+        self.proving.add(key.rank, 1);
         Some((key, ready))
     }
 
     /// A proof taken by `take_ready` ended.
     pub(super) fn proved(&mut self, key: QueueKey, bytes: u64) {
-        self.proving.remove(key.rank);
+        self.proving.remove(key.rank, 1);
         self.release(bytes);
     }
 
@@ -305,17 +322,38 @@ fn reserved_workers(rank: u8) -> usize {
     (Priority::Low.rank() - rank) as usize
 }
 
-/// Partitions at some stage, counted by priority rank.
+/// A whole synthesis pool's worth of work, in `synthesis_shares`.
+const POOL_SHARES: usize = 4;
+
+/// How much of the synthesis pool a partition of `kind` keeps busy, in
+/// quarters of the pool. A SnapDeals partition synthesizes only
+/// `circuit::segment_pieces` ranges at once (4 of 16 threads): counted as a
+/// whole pool, two at a time kept 6.8 of an H200 host's 16 cores busy (11.7
+/// with four). A PoRep partition's challenges fill the pool; a PoSt
+/// partition takes a worker kept for PoSt. So `synthesis_threads` and
+/// `ready_queue_depth` count pools of work.
+fn synthesis_shares(kind: ProofKind, threads: usize) -> usize {
+    match kind {
+        ProofKind::SnapDeals => {
+            let threads = threads.max(1);
+            (segment_pieces_on(threads, usize::MAX) * POOL_SHARES).div_ceil(threads).clamp(1, POOL_SHARES)
+        }
+        ProofKind::PorepC2 | ProofKind::WindowPost | ProofKind::WinningPost => POOL_SHARES,
+    }
+}
+
+/// Partitions at some stage by priority rank, in units: one per partition
+/// proved, its shares per partition synthesized.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct ByRank([usize; 3]);
 
 impl ByRank {
-    fn add(&mut self, rank: u8) {
-        self.0[rank as usize] += 1;
+    fn add(&mut self, rank: u8, units: usize) {
+        self.0[rank as usize] += units;
     }
 
-    pub(super) fn remove(&mut self, rank: u8) {
-        self.0[rank as usize] -= 1;
+    pub(super) fn remove(&mut self, rank: u8, units: usize) {
+        self.0[rank as usize] -= units;
     }
 
     pub(super) fn total(&self) -> usize {
@@ -326,17 +364,19 @@ impl ByRank {
         self.0[..=rank as usize].iter().sum()
     }
 
-    /// Whether a partition of `rank` may take one more worker: those of its
-    /// rank and less urgent ones share `configured` workers and the ones kept
-    /// for `rank`.
-    fn has_worker_for(&self, rank: u8, configured: usize) -> bool {
-        self.0[rank as usize..].iter().sum::<usize>() < configured + reserved_workers(rank)
+    /// Whether a partition of `rank` taking `units` fits: those of its rank
+    /// and less urgent ones share `configured` workers and the ones kept for
+    /// `rank`, of `per_worker` units each.
+    fn has_room_for(&self, rank: u8, units: usize, configured: usize, per_worker: usize) -> bool {
+        self.0[rank as usize..].iter().sum::<usize>() + units <= (configured + reserved_workers(rank)) * per_worker
     }
 }
 
-/// All synthesis workers of the engine.
+/// All synthesis workers of the engine: one per partition the shares admit
+/// at once (of the kind with the smallest share), and those kept for PoSt.
 pub(super) fn synthesis_workers(config: &Config) -> usize {
-    config.synthesis_threads + reserved_workers(Priority::High.rank())
+    let per_pool = POOL_SHARES / synthesis_shares(ProofKind::SnapDeals, bulk_pool::threads());
+    config.synthesis_threads * per_pool + reserved_workers(Priority::High.rank())
 }
 
 /// All prover workers of the engine.
@@ -353,10 +393,14 @@ mod tests {
     };
 
     fn add(st: &mut State, priority: Priority, partitions: usize) -> JobId {
+        add_kind(st, ProofKind::PorepC2, priority, partitions)
+    }
+
+    fn add_kind(st: &mut State, kind: ProofKind, priority: Priority, partitions: usize) -> JobId {
         let cs = synthesize(MulChain { start: Fr::from(3u64), links: 8 }).unwrap();
         let key = Arc::new(synthetic_srs::key_for(&cs, 1));
         let spec = JobSpec {
-            kind: ProofKind::PorepC2,
+            kind,
             priority,
             label: format!("{priority:?}"),
             key,
@@ -369,22 +413,22 @@ mod tests {
     }
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.
-    fn make_ready(st: &mut State, key: QueueKey, bytes: u64) {
-        st.synthesizing.remove(key.rank);
-        st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, since: Instant::now() });
+    fn make_ready(st: &mut State, key: QueueKey, bytes: u64, shares: usize) {
+        st.synthesized(key, shares);
+        st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, shares, since: Instant::now() });
     }
 
     #[test]
     fn less_urgent_ready_partitions_do_not_hold_back_a_more_urgent_synthesis() {
         let mut st = State::new(Config { ready_queue_depth: 1, ..config(1, 0) }, false);
         let low = add(&mut st, Priority::Low, 3);
-        let (key, _, bytes) = st.take_synthesis().unwrap();
+        let (key, _, bytes, shares) = st.take_synthesis().unwrap();
         assert_eq!((key.job, key.partition), (low, 0));
         assert!(st.take_synthesis().is_none(), "a second low partition while one is synthesizing (depth 1)");
-        make_ready(&mut st, key, bytes);
+        make_ready(&mut st, key, bytes, shares);
         assert!(st.take_synthesis().is_none(), "a second low partition while one is ready (depth 1)");
         let high = add(&mut st, Priority::High, 1);
-        let (key, _, _) = st.take_synthesis().expect("the high partition starts at once");
+        let (key, ..) = st.take_synthesis().expect("the high partition starts at once");
         assert_eq!(key.job, high);
         assert_eq!(st.ready.keys().next().unwrap().job, low);
         assert!(st.take_synthesis().is_none());
@@ -417,13 +461,42 @@ mod tests {
         let winning = add(&mut st, Priority::High, 3);
         assert_eq!(st.take_synthesis().unwrap().0.job, winning, "Winning PoSt one more again");
         assert!(st.take_synthesis().is_none());
-        assert_eq!(synthesis_workers(&st.config), 4);
+        let per_pool = POOL_SHARES / synthesis_shares(ProofKind::SnapDeals, bulk_pool::threads());
+        assert_eq!(synthesis_workers(&st.config), 2 * per_pool + 2, "enough for 2 pools of the smallest share");
+    }
+
+    #[test]
+    fn a_snapdeals_partition_counts_as_the_share_of_the_pool_it_synthesizes_on() {
+        // 4 ranges at once on 16 threads, 2 on 8; 2 on 2 threads fill the pool.
+        let shares = |threads| synthesis_shares(ProofKind::SnapDeals, threads);
+        assert_eq!([shares(16), shares(8), shares(6), shares(2), shares(1)], [1, 1, 2, 4, 4]);
+        assert_eq!(synthesis_shares(ProofKind::PorepC2, 16), POOL_SHARES);
+
+        let mut st = State::new(Config { ready_queue_depth: 1, ..config(1, 0) }, false);
+        let snap = add_kind(&mut st, ProofKind::SnapDeals, Priority::Low, 9);
+        assert_eq!(st.jobs[&snap].shares, shares(bulk_pool::threads()));
+        // As on a 16-thread host, whatever this one has.
+        let share = shares(16);
+        st.jobs.get_mut(&snap).unwrap().shares = share;
+        let mut taken = Vec::new();
+        while let Some((key, _, bytes, shares)) = st.take_synthesis() {
+            assert_eq!((key.job, shares), (snap, share));
+            taken.push((key, bytes));
+        }
+        assert_eq!(taken.len(), POOL_SHARES / share, "one pool of SnapDeals partitions at once");
+        assert_eq!(st.synthesizing_partitions, taken.len());
+        // Ready ones count against the depth (one pool) in the same shares.
+        let (key, bytes) = taken[0];
+        make_ready(&mut st, key, bytes, share);
+        assert!(st.take_synthesis().is_none(), "the ready partition still holds its share of the depth");
+        let winning = add(&mut st, Priority::High, 1);
+        assert_eq!(st.take_synthesis().unwrap().0.job, winning, "PoSt keeps its worker");
     }
 
     /// Makes every taken partition ready, as the synthesis workers do.
     fn all_ready(st: &mut State) {
-        while let Some((key, _, bytes)) = st.take_synthesis() {
-            make_ready(st, key, bytes);
+        while let Some((key, _, bytes, shares)) = st.take_synthesis() {
+            make_ready(st, key, bytes, shares);
         }
     }
 

@@ -41,7 +41,7 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
     loop {
-        let (key, work, bytes) = {
+        let (key, work, bytes, shares) = {
             let mut st = lock(&shared.state);
             loop {
                 if st.synthesis_worker_retires() {
@@ -67,13 +67,13 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
             );
             Ok(cs)
         });
-        st.synthesizing.remove(key.rank);
+        st.synthesized(key, shares);
         st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
         match result {
             Ok(cs) if st.live(key.job).is_some() => {
                 st.counters.partitions_synthesized += 1;
                 st.record(shared.started, key, Stage::SynthesisEnd, worker);
-                st.ready.insert(key, Ready { cs, public_inputs, bytes, since: Instant::now() });
+                st.ready.insert(key, Ready { cs, public_inputs, bytes, shares, since: Instant::now() });
                 shared.prover_cv.notify_one();
             }
             Ok(_) => st.release(bytes),
