@@ -14,9 +14,9 @@
 //! an upper bound for every circuit cuzk proves: their constraint counts fill
 //! most of the domain, and every variable is counted once per copy. Not
 //! counted: a PoRep partition synthesized in pieces briefly holds one piece
-//! twice while appending it (one challenge of 18 at 32 GiB, ~0.9 GB); pieces
-//! are dropped as they are appended, so the pieces synthesized at once (one
-//! per thread) and the partition never hold its memory twice.
+//! twice while appending it (one challenge of 18 at 32 GiB, ~0.9 GB); a
+//! piece is dropped once appended, and each of its bytes is either in a
+//! piece or in the partition, so the two never hold its memory twice.
 
 use crate::groth16::ProvingKey;
 

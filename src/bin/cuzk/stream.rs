@@ -8,8 +8,9 @@
 //! tests and the GPU-equals-CPU tests.
 //!
 //! Prints JSON: every partition's synthesis, queue wait and proof steps,
-//! per-proof latency, throughput, GPU busy time, Winning PoSt latency idle and
-//! under the stream, peak host RSS and device memory. CUZK_BENCH_SVG writes
+//! per-proof latency (taken as each proof completes), throughput, GPU busy
+//! time, the process's CPU time over the stream, Winning PoSt latency idle
+//! and under the stream, peak host RSS and device memory. CUZK_BENCH_SVG writes
 //! the timeline as a picture.
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
@@ -47,7 +48,7 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
 use crate::{
-    bench::{env_usize, finish, median, usage},
+    bench::{env_usize, finish, median, usage, Usage},
     timeline,
 };
 
@@ -234,26 +235,29 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut loaded = Vec::new();
-    let mut stream_busy = Vec::new();
-    for p in 0..probes {
-        let t = Instant::now();
-        let l = latency(winning_job(100 + p as u64)?, t)?;
-        eprintln!("stream: Winning PoSt probe {p} under load: {l:.3} s");
-        loaded.push(l);
-        let status = engine.status();
-        stream_busy.push(status.pending_partitions + status.synthesizing + status.proving > 0);
-        std::thread::sleep(gap);
-    }
+    // Each proof's latency is taken as it completes, on a thread of its own,
+    // while the probes run: the stream may end during a probe's gap.
+    let (proof_latency, stream_s, cpu, loaded, stream_busy) = std::thread::scope(|scope| -> Result<_> {
+        let waiter = scope.spawn(|| -> Result<(Vec<f64>, f64, Usage)> {
+            let latencies = jobs.iter().map(|&id| latency(id, stream_start)).collect::<Result<Vec<f64>>>()?;
+            Ok((latencies, secs(stream_start), usage()))
+        });
+        let mut loaded = Vec::new();
+        let mut stream_busy = Vec::new();
+        for p in 0..probes {
+            let t = Instant::now();
+            let l = latency(winning_job(100 + p as u64)?, t)?;
+            eprintln!("stream: Winning PoSt probe {p} under load: {l:.3} s");
+            loaded.push(l);
+            stream_busy.push(!waiter.is_finished());
+            std::thread::sleep(gap);
+        }
+        let (latencies, stream_s, cpu) = waiter.join().map_err(|_| anyhow::anyhow!("the stream's waiter panicked"))??;
+        Ok((latencies, stream_s, cpu, loaded, stream_busy))
+    })?;
     if stream_busy.contains(&false) {
         eprintln!("stream: the {what} stream ended before the last Winning PoSt probe: raise CUZK_BENCH_SECTORS");
     }
-    let mut proof_latency = Vec::new();
-    for id in jobs {
-        proof_latency.push(latency(id, stream_start)?);
-    }
-    let stream_s = secs(stream_start);
-    let cpu = usage();
     let (user_s, system_s) = (cpu.user_s - cpu_before.user_s, cpu.system_s - cpu_before.system_s);
     let memory = sampler.stop();
     let events = engine.timeline();
