@@ -48,6 +48,7 @@ pub struct Usage {
     pub peak_rss_bytes: i64,
 }
 
+/// This process's `Usage` now.
 pub fn usage() -> Usage {
     let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: `u` is a writable rusage; getrusage fills it (RUSAGE_SELF cannot fail).

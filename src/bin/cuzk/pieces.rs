@@ -9,8 +9,9 @@
 //! of rayon's pool, CUZK_BENCH_RUNS times each. Prints JSON: each run's wall
 //! time, the process's user and system CPU seconds and minor page faults
 //! during it, the process's peak RSS so far, and the parallel efficiency
-//! (the one-thread time of the partitions over threads x wall time). A synthesis that scales has an efficiency near 1 and little system
-//! time; page faults show memory the kernel had to hand out (first touch).
+//! (the one-thread time of the partitions over threads x wall time). A
+//! synthesis that scales has an efficiency near 1 and little system time;
+//! page faults show memory the kernel had to hand out (first touch).
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
 //! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),

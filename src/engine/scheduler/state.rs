@@ -468,15 +468,15 @@ mod tests {
     #[test]
     fn a_snapdeals_partition_counts_as_the_share_of_the_pool_it_synthesizes_on() {
         // 4 ranges at once on 16 threads, 2 on 8; 2 on 2 threads fill the pool.
-        let shares = |threads| synthesis_shares(ProofKind::SnapDeals, threads);
-        assert_eq!([shares(16), shares(8), shares(6), shares(2), shares(1)], [1, 1, 2, 4, 4]);
+        let share_on = |threads| synthesis_shares(ProofKind::SnapDeals, threads);
+        assert_eq!([share_on(16), share_on(8), share_on(6), share_on(2), share_on(1)], [1, 1, 2, 4, 4]);
         assert_eq!(synthesis_shares(ProofKind::PorepC2, 16), POOL_SHARES);
 
         let mut st = State::new(Config { ready_queue_depth: 1, ..config(1, 0) }, false);
         let snap = add_kind(&mut st, ProofKind::SnapDeals, Priority::Low, 9);
-        assert_eq!(st.jobs[&snap].shares, shares(bulk_pool::threads()));
+        assert_eq!(st.jobs[&snap].shares, share_on(bulk_pool::threads()));
         // As on a 16-thread host, whatever this one has.
-        let share = shares(16);
+        let share = share_on(16);
         st.jobs.get_mut(&snap).unwrap().shares = share;
         let mut taken = Vec::new();
         while let Some((key, _, bytes, shares)) = st.take_synthesis() {
