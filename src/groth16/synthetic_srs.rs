@@ -180,7 +180,9 @@ pub fn key_for(cs: &Synthesized, seed: u64) -> ProvingKey {
 /// does not have).
 pub fn expected_a_b(cs: &Synthesized, seed: u64, r: Fr, s: Fr) -> (G1Affine, G2Affine) {
     let k = KeyScalars::draw(seed);
-    // The query's points are taken in order by the variables in it.
+    // The query's points are taken in order by the variables in it. The
+    // selection by density is written here, not taken from the prover's
+    // `Density::select`, so that the check shares none of the prover's code.
     let query_sum = |(base, step): (Fr, Fr), z: &mut dyn Iterator<Item = Fr>| {
         z.zip(1u64..).fold(Fr::ZERO, |acc, (z, j)| acc + z * (base + Fr::from(j) * step))
     };

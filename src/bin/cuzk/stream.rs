@@ -54,24 +54,37 @@ use crate::{
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "2KiB".into());
+    use {RegisteredPoStProof as Post, RegisteredSealProof as Seal, RegisteredUpdateProof as Update};
+    match sector.as_str() {
+        "2KiB" => {
+            run_shape::<SectorShape2KiB>(&sector, Seal::StackedDrg2KiBV1_1, Update::StackedDrg2KiBV1, Post::StackedDrgWinning2KiBV1)
+        }
+        "512MiB" => {
+            run_shape::<SectorShape512MiB>(&sector, Seal::StackedDrg512MiBV1_1, Update::StackedDrg512MiBV1, Post::StackedDrgWinning512MiBV1)
+        }
+        "32GiB" => {
+            run_shape::<SectorShape32GiB>(&sector, Seal::StackedDrg32GiBV1_1, Update::StackedDrg32GiBV1, Post::StackedDrgWinning32GiBV1)
+        }
+        other => bail!("CUZK_BENCH_SECTOR={other:?}: 2KiB, 512MiB or 32GiB"),
+    }
+}
+
+/// The stream CUZK_BENCH_PROOF names, of sectors of one shape.
+fn run_shape<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    sector: &str,
+    seal: RegisteredSealProof,
+    update: RegisteredUpdateProof,
+    winning: RegisteredPoStProof,
+) -> Result<()> {
     let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
     let sectors = env_usize("CUZK_BENCH_SECTORS", 2)?;
     let cap = env_usize("CUZK_BENCH_PARTITIONS", usize::MAX)?;
-    use {RegisteredPoStProof as Post, RegisteredSealProof as Seal, RegisteredUpdateProof as Update};
-    let (inputs, winning) = match (proof.as_str(), sector.as_str()) {
-        ("porep", "2KiB") => (porep_inputs::<SectorShape2KiB>(Seal::StackedDrg2KiBV1_1, sectors, cap)?, Post::StackedDrgWinning2KiBV1),
-        ("porep", "512MiB") => (porep_inputs::<SectorShape512MiB>(Seal::StackedDrg512MiBV1_1, sectors, cap)?, Post::StackedDrgWinning512MiBV1),
-        ("porep", "32GiB") => (porep_inputs::<SectorShape32GiB>(Seal::StackedDrg32GiBV1_1, sectors, cap)?, Post::StackedDrgWinning32GiBV1),
-        ("snap", "2KiB") => (snap_inputs::<SectorShape2KiB>(Update::StackedDrg2KiBV1, sectors, cap)?, Post::StackedDrgWinning2KiBV1),
-        ("snap", "512MiB") => (snap_inputs::<SectorShape512MiB>(Update::StackedDrg512MiBV1, sectors, cap)?, Post::StackedDrgWinning512MiBV1),
-        ("snap", "32GiB") => (snap_inputs::<SectorShape32GiB>(Update::StackedDrg32GiBV1, sectors, cap)?, Post::StackedDrgWinning32GiBV1),
-        _ => bail!("CUZK_BENCH_PROOF={proof:?} CUZK_BENCH_SECTOR={sector:?}: porep or snap, 2KiB, 512MiB or 32GiB"),
+    let inputs = match proof.as_str() {
+        "porep" => porep_inputs::<Tree>(seal, sectors, cap)?,
+        "snap" => snap_inputs::<Tree>(update, sectors, cap)?,
+        other => bail!("CUZK_BENCH_PROOF={other:?}: porep or snap"),
     };
-    match sector.as_str() {
-        "2KiB" => run_typed::<SectorShape2KiB>(&sector, inputs, winning),
-        "512MiB" => run_typed::<SectorShape512MiB>(&sector, inputs, winning),
-        _ => run_typed::<SectorShape32GiB>(&sector, inputs, winning),
-    }
+    run_typed::<Tree>(sector, inputs, winning)
 }
 
 /// The proofs of a stream: each one's label and partitions.
