@@ -264,11 +264,18 @@ fn chain_of_2_20() -> (Synthesized, Arc<ProvingKey>, Fr, Fr, Vec<u8>) {
 fn proofs_fit_a_nearly_full_device_with_identical_bytes() {
     let _gpu = exclusive();
     let (cs, pk, r, s, on_cpu) = chain_of_2_20();
-    let gpu_proof = |what: &str| {
-        let proof = prove_under(GpuFailure::Error, &pk, cs.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
-        assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}: GPU proof differs from the CPU's");
+    // Each plan's proof, and its H step's parts: copies to the device only
+    // when H runs there, and the parts within the step's time.
+    let gpu_proof = |what: &str, h_on_gpu: bool| {
+        let timed = prove_timed(GpuFailure::Error, Placement::ANY, &pk, cs.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+        assert_eq!(timed.gpu, Some(0), "{what}: the proof did not run on the GPU");
+        assert_eq!(timed.proof.to_bytes().to_vec(), on_cpu, "{what}: GPU proof differs from the CPU's");
+        let t = timed.stages;
+        assert_eq!(t.h_copies > 0.0, h_on_gpu, "{what}: H copies took {} s", t.h_copies);
+        assert!(t.h_ntt > 0.0 && t.h_msm > 0.0, "{what}: {t:?}");
+        assert!(t.h_copies + t.h_ntt + t.h_msm <= t.h + 1e-3, "{what}: H's parts exceed the step: {t:?}");
     };
-    gpu_proof("the key uploaded");
+    gpu_proof("the key uploaded", true);
     let n = 1usize << 20;
     // Room for one NTT vector only, then for none: H moves to the host
     // vector, then to the CPU; the MSMs still run on the device.
@@ -279,7 +286,7 @@ fn proofs_fit_a_nearly_full_device_with_identical_bytes() {
     ] {
         let hog = Hog::leaving(leave);
         assert_eq!(HPlan::fitting(free_now(), n), plan);
-        gpu_proof(&format!("{plan:?} with {} MiB free", free_now() >> 20));
+        gpu_proof(&format!("{plan:?} with {} MiB free", free_now() >> 20), plan.is_some());
         drop(hog);
     }
 }

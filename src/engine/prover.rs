@@ -14,7 +14,7 @@ use crate::{
 use blstrs::Scalar as Fr;
 #[cfg(any(feature = "cuda", test))]
 use {
-    crate::groth16::{Backend, G1Query},
+    crate::groth16::{Backend, G1Query, HTerm},
     blstrs::{G1Projective, G2Projective},
 };
 
@@ -157,7 +157,7 @@ impl StepsRetried<'_> {
 
 #[cfg(any(feature = "cuda", test))]
 impl Backend for StepsRetried<'_> {
-    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
         self.retried("H", |be| be.h_term(a, b, c))
     }
 
@@ -178,7 +178,7 @@ mod tests {
     struct FailsAt(&'static str, Cpu<'static>);
 
     impl Backend for FailsAt {
-        fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+        fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
             anyhow::ensure!(self.0 != "h", "CUDA error 2: out of memory");
             self.1.h_term(a, b, c)
         }

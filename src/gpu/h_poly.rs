@@ -48,9 +48,15 @@ pub struct DeviceH {
     device: c_int,
     ptr: *mut Fr,
     domain: usize,
+    copy_seconds: f64,
 }
 
 impl DeviceH {
+    /// Device time of the host-device copies that computing H took.
+    pub fn copy_seconds(&self) -> f64 {
+        self.copy_seconds
+    }
+
     pub(super) fn as_ptr(&self) -> *const Fr {
         self.ptr
     }
@@ -94,11 +100,11 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -
         HPlan::OneVector => Vec::with_capacity(domain.size()),
     };
     let scratch_ptr = if scratch.capacity() == 0 { ptr::null_mut() } else { scratch.as_mut_ptr() };
-    let mut d_h = ptr::null_mut();
+    let (mut d_h, mut copy_ms) = (ptr::null_mut(), 0f32);
     // SAFETY: a, b, c hold `a.len()` scalars each, at most the domain's size;
     // `scratch` is null or has room for the domain's size (cuda writes before
     // it reads, and only within the call); on success `d_h` receives device
-    // memory we own (freed by DeviceH).
+    // memory we own (freed by DeviceH); `copy_ms` is a plain out-value.
     check(unsafe {
         sys::cuzk_gpu_h_on_device(
             device.index,
@@ -110,8 +116,9 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -
             &z_inv,
             scratch_ptr,
             &mut d_h,
+            &mut copy_ms,
         )
     })
     .with_context(|| format!("GPU NTT ({plan:?})"))?;
-    Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size() }))
+    Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size(), copy_seconds: f64::from(copy_ms) / 1e3 }))
 }

@@ -16,7 +16,7 @@ use super::{
     resident::{key_on, room, DeviceKey},
 };
 use crate::{
-    groth16::{cpu, Backend, G1Query, ProvingKey},
+    groth16::{cpu, Backend, G1Query, HTerm, ProvingKey},
     priority_lock::PriorityGuard,
 };
 
@@ -83,7 +83,7 @@ impl Drop for GpuProver {
 }
 
 impl Backend for GpuProver {
-    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
         let step = self.step();
         let start = Instant::now();
         let domain = a.len().next_power_of_two();
@@ -93,16 +93,19 @@ impl Backend for GpuProver {
             log::info!("cuzk GPU {}: no room for a 2^{} NTT: H computed on the CPU", self.device.index, domain.trailing_zeros());
             drop(step);
             let h = cpu::h_coefficients(a, b, c)?;
+            let ntt = start.elapsed().as_secs_f64();
             let _step = self.step();
-            return self.key.h.msm_g1(&h).context("GPU MSM H");
+            let term = self.key.h.msm_g1(&h).context("GPU MSM H")?;
+            return Ok(HTerm { term, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt });
         };
         let Some(h) = h_on_device(self.device, a, b, c, plan)? else {
-            return Ok(G1Projective::identity());
+            return Ok(HTerm { term: G1Projective::identity(), copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
-        let ntt = start.elapsed();
+        let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
         let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
-        log::debug!("cuzk GPU {}: H NTTs {ntt:?} ({plan:?}), H MSM {:?}", self.device.index, start.elapsed() - ntt);
-        Ok(term)
+        let msm = start.elapsed().as_secs_f64() - on_device;
+        log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
+        Ok(HTerm { term, copies, ntt: on_device - copies, msm })
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {

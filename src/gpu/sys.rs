@@ -36,6 +36,7 @@ extern "C" {
         z_inv: *const Fr,
         scratch: *mut Fr,
         d_h: *mut *mut Fr,
+        copy_ms: *mut f32,
     ) -> sppark::Error;
     pub fn cuzk_gpu_h_to_host(device: c_int, d_h: *const Fr, n: usize, h: *mut Fr) -> sppark::Error;
     pub fn cuzk_gpu_free(device: c_int, d_ptr: *mut c_void);

@@ -1,12 +1,14 @@
 //! The CPU backend: cuzk's radix-2 NTTs and blst's Pippenger.
 
+use std::time::Instant;
+
 use anyhow::Result;
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use ff::Field;
 use rayon::prelude::*;
 
 use super::{
-    backend::{Backend, G1Query},
+    backend::{Backend, G1Query, HTerm},
     msm,
     ntt::Domain,
     ProvingKey,
@@ -15,9 +17,12 @@ use super::{
 pub struct Cpu<'a>(pub &'a ProvingKey);
 
 impl Backend for Cpu<'_> {
-    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<G1Projective> {
+    fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
+        let start = Instant::now();
         let h = h_coefficients(a, b, c)?;
-        Ok(msm::msm_g1(&self.0.h, &h))
+        let ntt = start.elapsed().as_secs_f64();
+        let term = msm::msm_g1(&self.0.h, &h);
+        Ok(HTerm { term, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt })
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {

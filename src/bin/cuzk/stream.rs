@@ -7,7 +7,8 @@
 //! verified (`Verification::TimingOnly`). Correctness stays with the 2 KiB
 //! tests and the GPU-equals-CPU tests.
 //!
-//! Prints JSON: every partition's synthesis, queue wait and proof steps,
+//! Prints JSON: every partition's synthesis, queue wait and proof steps (H
+//! as its host-to-device copies, NTTs and MSM; each step's median too),
 //! per-proof latency (taken as each proof completes), throughput, GPU busy
 //! time, the process's CPU time over the stream, Winning PoSt latency idle
 //! and under the stream, peak host RSS and device memory. CUZK_BENCH_SVG writes
@@ -307,6 +308,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
                 "synthesis": median_of(&streamed, "synthesis_s"),
                 "ready_wait": median_of(&streamed, "ready_wait_s"),
                 "prove": median_of(&streamed, "prove_s"),
+                "prove_steps": step_medians(&streamed),
             },
             "partitions_detail": streamed,
         },
@@ -355,6 +357,17 @@ fn partitions(events: &[Event], priority: cuzk::engine::Priority) -> Vec<Value> 
 
 fn median_of(rows: &[Value], field: &str) -> Option<f64> {
     median(&rows.iter().filter_map(|r| r[field].as_f64()).collect::<Vec<_>>())
+}
+
+/// The median of each Groth16 step over the partitions (`partitions` rows).
+fn step_medians(rows: &[Value]) -> Value {
+    let steps: Vec<&Value> = rows.iter().map(|r| &r["steps"]["groth16"]).collect();
+    let Some(Value::Object(first)) = steps.first() else { return Value::Null };
+    first
+        .keys()
+        .map(|step| (step.clone(), json!(median(&steps.iter().filter_map(|s| s[step].as_f64()).collect::<Vec<_>>()))))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// Host RSS and device memory in use, sampled every 250 ms on a thread.
