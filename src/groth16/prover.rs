@@ -1,7 +1,7 @@
 //! The Groth16 prover: data in (a synthesized circuit, a proving key, the
 //! randomisers r and s), proof out; the heavy steps run on a [`Backend`].
 
-use std::time::Instant;
+use std::{thread::JoinHandle, time::Instant};
 
 use anyhow::{ensure, Result};
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
@@ -72,7 +72,7 @@ pub fn prove(pk: &ProvingKey, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
 pub fn prove_with(backend: &dyn Backend, pk: &ProvingKey, cs: &Synthesized, r: Fr, s: Fr) -> Result<Proof> {
     check_shape(pk, cs)?;
     let h = backend.h_term(&cs.a, &cs.b, &cs.c)?;
-    Ok(prove_after_h(backend, pk, cs, h.term, r, s)?.0)
+    Ok(prove_after_h(backend, pk, cs, h.term, r, s, None)?.0)
 }
 
 /// Seconds each step of a proof took.
@@ -89,51 +89,87 @@ pub struct StageTimes {
     pub h_ntt: f64,
     /// Of `h`: the MSM over the H query.
     pub h_msm: f64,
-    /// Picking the A and B scalars by density (CPU).
-    pub select: f64,
     pub msm_l: f64,
+    /// Picking the A and B scalars by density (CPU), after waiting for a, b
+    /// and c to be freed.
+    pub select: f64,
     pub msm_a: f64,
     pub msm_b_g1: f64,
     pub msm_b_g2: f64,
 }
 
 /// `prove_with`, consuming `cs`, with the time of each step. The a, b, c
-/// evaluations are freed once H is done, before the MSM scalars are gathered,
-/// so a partition never holds both (3 N + 2 V field elements at 32 GiB).
+/// evaluations are freed once H is done, during the L MSM and before the MSM
+/// scalars are gathered, so a partition never holds both (3 N + 2 V field
+/// elements at 32 GiB).
 pub fn prove_timed(backend: &dyn Backend, pk: &ProvingKey, mut cs: Synthesized, r: Fr, s: Fr) -> Result<(Proof, StageTimes)> {
     check_shape(pk, &cs)?;
     let start = Instant::now();
     let h = backend.h_term(&cs.a, &cs.b, &cs.c)?;
     let h_seconds = start.elapsed().as_secs_f64();
-    for v in [&mut cs.a, &mut cs.b, &mut cs.c] {
-        *v = Vec::new();
-    }
-    let (proof, mut times) = prove_after_h(backend, pk, &cs, h.term, r, s)?;
+    let abc = [&mut cs.a, &mut cs.b, &mut cs.c].map(std::mem::take);
+    let freeing = free_later(abc.iter().map(Vec::capacity).sum::<usize>() * SCALAR_BYTES, abc);
+    let (proof, mut times) = prove_after_h(backend, pk, &cs, h.term, r, s, freeing)?;
     times.h = h_seconds;
     (times.h_copies, times.h_ntt, times.h_msm) = (h.copies, h.ntt, h.msm);
+    free_later((cs.aux.capacity() + cs.inputs.capacity()) * SCALAR_BYTES, cs);
     Ok((proof, times))
 }
 
-/// The MSMs and the assembly, given the H term.
-fn prove_after_h(backend: &dyn Backend, pk: &ProvingKey, cs: &Synthesized, h_acc: G1Projective, r: Fr, s: Fr) -> Result<(Proof, StageTimes)> {
+const SCALAR_BYTES: usize = std::mem::size_of::<Fr>();
+
+/// Drops `value` (about `bytes` in size) on a thread of its own when it is
+/// large, returning that thread: giving gigabytes back to the kernel takes
+/// ~0.05 s a GB, which the prover, and its GPU, need not wait for (0.9-2.1 s
+/// per 32 GiB PoRep partition went untimed between the steps on the H200's
+/// host, 0.4-0.8 s per SnapDeals one). Small values drop here. The engine
+/// counts a partition's memory free when its proof returns, under a second
+/// early for what is freed last; the next partition's synthesis takes its
+/// memory over many seconds.
+fn free_later<T: Send + 'static>(bytes: usize, value: T) -> Option<JoinHandle<()>> {
+    if bytes < 64 << 20 {
+        return None;
+    }
+    // A failed spawn drops the closure, and `value` with it, here.
+    std::thread::Builder::new().name("cuzk-free".into()).spawn(move || drop(value)).ok()
+}
+
+/// The MSMs and the assembly, given the H term. L goes first: it needs no
+/// new memory, so the a, b, c being freed (`freeing`) are gone before the
+/// A and B scalars are gathered (that wait counts as `select`).
+#[allow(clippy::too_many_arguments)]
+fn prove_after_h(
+    backend: &dyn Backend,
+    pk: &ProvingKey,
+    cs: &Synthesized,
+    h_acc: G1Projective,
+    r: Fr,
+    s: Fr,
+    freeing: Option<JoinHandle<()>>,
+) -> Result<(Proof, StageTimes)> {
     let mut times = StageTimes::default();
     let mut clock = Instant::now();
     let mut lap = |field: &mut f64| {
         *field = clock.elapsed().as_secs_f64();
         clock = Instant::now();
     };
+    let l_acc = backend.msm_g1(G1Query::L, &cs.aux)?;
+    lap(&mut times.msm_l);
+
+    if let Some(freeing) = freeing {
+        // A panic while dropping vectors is not the proof's concern.
+        let _ = freeing.join();
+    }
     let a_scalars = cs.a_aux_density.select_after(&cs.inputs, &cs.aux);
     let b_scalars = cs.b_aux_density.select_after(&cs.b_input_density.select(&cs.inputs), &cs.aux);
     lap(&mut times.select);
-
-    let l_acc = backend.msm_g1(G1Query::L, &cs.aux)?;
-    lap(&mut times.msm_l);
     let a_acc = backend.msm_g1(G1Query::A, &a_scalars)?;
     lap(&mut times.msm_a);
     let b1_acc = backend.msm_g1(G1Query::BG1, &b_scalars)?;
     lap(&mut times.msm_b_g1);
     let b2_acc = backend.msm_b_g2(&b_scalars)?;
     lap(&mut times.msm_b_g2);
+    free_later((a_scalars.capacity() + b_scalars.capacity()) * SCALAR_BYTES, (a_scalars, b_scalars));
     log::debug!("cuzk prover: {times:?} after H");
 
     Ok((assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc), times))
