@@ -52,7 +52,8 @@ pub struct DeviceH {
 }
 
 impl DeviceH {
-    /// Device time of the host-device copies that computing H took.
+    /// Seconds the stream spent in host-device copies (staging included)
+    /// while computing H.
     pub fn copy_seconds(&self) -> f64 {
         self.copy_seconds
     }

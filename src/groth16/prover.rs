@@ -197,3 +197,45 @@ fn assemble(
 pub fn random_rs<R: rand::RngCore>(rng: &mut R) -> (Fr, Fr) {
     (Fr::random(&mut *rng), Fr::random(rng))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::{
+        circuit::{synthesize, MulChain},
+        groth16::synthetic_srs,
+    };
+
+    /// Sends the name of the thread that drops it.
+    struct Dropped(mpsc::Sender<Option<String>>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            let _ = self.0.send(std::thread::current().name().map(String::from));
+        }
+    }
+
+    #[test]
+    fn large_values_are_dropped_on_a_thread_of_their_own_and_small_ones_here() {
+        let (tx, rx) = mpsc::channel();
+        assert!(free_later(1 << 10, Dropped(tx.clone())).is_none());
+        assert_eq!(rx.try_recv().unwrap(), std::thread::current().name().map(String::from));
+        let freeing = free_later(1 << 30, Dropped(tx)).expect("a thread for a large value");
+        freeing.join().unwrap();
+        assert_eq!(rx.try_recv().unwrap().as_deref(), Some("cuzk-free"));
+    }
+
+    #[test]
+    fn the_timed_proof_is_the_untimed_one_and_its_h_parts_fit_the_step() {
+        let cs = synthesize(MulChain { start: Fr::from(3u64), links: 2000 }).unwrap();
+        let pk = synthetic_srs::key_for(&cs, 4);
+        let (r, s) = (Fr::from(5u64), Fr::from(6u64));
+        let untimed = prove_with(&Cpu(&pk), &pk, &cs, r, s).unwrap();
+        let (timed, t) = prove_timed(&Cpu(&pk), &pk, cs, r, s).unwrap();
+        assert_eq!(timed.to_bytes(), untimed.to_bytes());
+        assert_eq!(t.h_copies, 0.0, "the CPU copies nothing to a device");
+        assert!(t.h_ntt > 0.0 && t.h_msm > 0.0 && t.h_ntt + t.h_msm <= t.h + 1e-6, "{t:?}");
+    }
+}
