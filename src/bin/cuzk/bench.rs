@@ -196,6 +196,12 @@ pub fn median(v: &[f64]) -> Option<f64> {
     v.get(v.len() / 2).copied()
 }
 
+/// The `median` of the number at JSON `pointer` (e.g. `/wall_s`) in each of
+/// `rows`; rows without one are left out.
+pub fn median_at(rows: &[serde_json::Value], pointer: &str) -> Option<f64> {
+    median(&rows.iter().filter_map(|r| r.pointer(pointer)?.as_f64()).collect::<Vec<_>>())
+}
+
 /// `cuzk bench engine|stream|pieces`.
 pub fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {

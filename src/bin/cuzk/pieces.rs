@@ -31,7 +31,7 @@ use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
-use crate::bench::{env_usize, median, usage};
+use crate::bench::{env_usize, median_at, usage};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "32GiB".into());
@@ -82,10 +82,6 @@ fn timed(
         .collect()
 }
 
-fn median_wall(rows: &[Value]) -> Option<f64> {
-    median(&rows.iter().filter_map(|r| r["wall_s"].as_f64()).collect::<Vec<_>>())
-}
-
 /// CUZK_BENCH_RUNS and CUZK_BENCH_AT_ONCE.
 fn runs_at_once() -> Result<(usize, usize)> {
     Ok((env_usize("CUZK_BENCH_RUNS", 3)?.max(1), env_usize("CUZK_BENCH_AT_ONCE", 1)?.max(1)))
@@ -102,7 +98,7 @@ fn pools() -> Result<(rayon::ThreadPool, rayon::ThreadPool)> {
 /// its median, the one-thread cost of the whole partition.
 fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&str, Vec<Value>, usize), whole: Vec<Value>) -> Result<()> {
     let (name, baseline, baseline_times) = baseline;
-    let (one_s, whole_s) = (median_wall(&baseline), median_wall(&whole));
+    let (one_s, whole_s) = (median_at(&baseline, "/wall_s"), median_at(&whole, "/wall_s"));
     let at_once = whole.first().and_then(|r| r["partitions"].as_u64()).unwrap_or(1) as f64;
     let efficiency = one_s.zip(whole_s).map(|(p, w)| p * baseline_times as f64 * at_once / (threads as f64 * w));
     let report = json!({

@@ -49,7 +49,7 @@ use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
 use crate::{
-    bench::{env_usize, finish, median, usage, Usage},
+    bench::{env_usize, finish, median, median_at, usage, Usage},
     timeline,
 };
 
@@ -305,9 +305,9 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
             // The whole process (synthesis, the proofs' CPU steps, probes).
             "cpu": { "user_s": user_s, "system_s": system_s, "busy_cores": (user_s + system_s) / stream_s },
             "median_seconds": {
-                "synthesis": median_of(&streamed, "synthesis_s"),
-                "ready_wait": median_of(&streamed, "ready_wait_s"),
-                "prove": median_of(&streamed, "prove_s"),
+                "synthesis": median_at(&streamed, "/synthesis_s"),
+                "ready_wait": median_at(&streamed, "/ready_wait_s"),
+                "prove": median_at(&streamed, "/prove_s"),
                 "prove_steps": step_medians(&streamed),
             },
             "partitions_detail": streamed,
@@ -355,17 +355,12 @@ fn partitions(events: &[Event], priority: cuzk::engine::Priority) -> Vec<Value> 
         .collect()
 }
 
-fn median_of(rows: &[Value], field: &str) -> Option<f64> {
-    median(&rows.iter().filter_map(|r| r[field].as_f64()).collect::<Vec<_>>())
-}
-
 /// The median of each Groth16 step over the partitions (`partitions` rows).
 fn step_medians(rows: &[Value]) -> Value {
-    let steps: Vec<&Value> = rows.iter().map(|r| &r["steps"]["groth16"]).collect();
-    let Some(Value::Object(first)) = steps.first() else { return Value::Null };
-    first
+    let Some(Value::Object(steps)) = rows.first().map(|r| &r["steps"]["groth16"]) else { return Value::Null };
+    steps
         .keys()
-        .map(|step| (step.clone(), json!(median(&steps.iter().filter_map(|s| s[step].as_f64()).collect::<Vec<_>>()))))
+        .map(|step| (step.clone(), json!(median_at(rows, &format!("/steps/groth16/{step}")))))
         .collect::<serde_json::Map<_, _>>()
         .into()
 }
