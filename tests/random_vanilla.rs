@@ -8,7 +8,7 @@ use blstrs::Scalar as Fr;
 use common::shape;
 use cuzk::{
     api::{porep, random_vanilla},
-    circuit::{synthesize, synthesize_pieces},
+    circuit::{synthesize, synthesize_pieces, Synthesized},
 };
 use filecoin_proofs::{
     parameters::{window_post_setup_params, winning_post_setup_params},
@@ -32,8 +32,8 @@ fn random_2kib_vanilla_proofs_give_the_sealed_sectors_circuit_shape() {
         assert_ne!(a.aux, b.aux, "partition {k}: random witnesses equal the sealed sector's");
         // One thread per challenge gives exactly what one thread for all gives.
         assert!(a_pieces.len() > 1, "partition {k}: {} pieces", a_pieces.len());
-        assert!(synthesize_pieces(a_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == a, "partition {k}: real, in pieces");
-        assert!(synthesize_pieces(b_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == b, "partition {k}: random, in pieces");
+        assert!(synthesize_pieces::<Synthesized, _>(a_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == a, "partition {k}: real, in pieces");
+        assert!(synthesize_pieces::<Synthesized, _>(b_pieces, porep::CHALLENGE_NAMESPACE).unwrap() == b, "partition {k}: random, in pieces");
     }
     // Reproducible from the seed, different across seeds.
     let again = serde_json::to_vec(&random_vanilla::porep_c1(rp, 7).unwrap()).unwrap();

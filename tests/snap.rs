@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use common::shape;
 use cuzk::{
     api::{params, random_vanilla, sample, snap},
-    circuit::synthesize,
+    circuit::{synthesize, Synthesized},
     ffi::{destroy::*, slices::*, snap::*, types::*},
 };
 use filecoin_proofs::SectorShape2KiB;
@@ -153,7 +153,7 @@ fn update_partitions_synthesized_in_pieces_equal_the_whole() {
     for threads in [1, 12, 8 * challenges + 3] {
         let circuit = circuits().circuits.into_iter().next().unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let pieces = pool.install(|| snap::synthesize_partition(circuit, challenges)).unwrap();
+        let pieces = pool.install(|| snap::synthesize_partition::<Synthesized, _>(circuit, challenges)).unwrap();
         assert!(pieces == whole, "{threads} threads: pieces differ from the whole");
     }
 }

@@ -22,7 +22,7 @@ use storage_proofs_update::{
 
 use super::{keys::KeyOf, prove::prove_works, shape::with_shape};
 use crate::{
-    circuit::{synthesize_segments, Synthesized},
+    circuit::{synthesize_segments, Joinable},
     engine::{ProofKind, SynthesizeFn},
     groth16::PROOF_BYTES,
 };
@@ -55,10 +55,10 @@ pub fn challenge_of(name: &str) -> Option<usize> {
 /// A partition's circuit synthesized in pieces of its challenges on rayon's
 /// pool (`circuit::synthesize_segments`; on one thread a 32 GiB partition
 /// takes ~50 s on the H200 machine's cores).
-pub fn synthesize_partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+pub fn synthesize_partition<J: Joinable, Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuit: EmptySectorUpdateCircuit<Tree>,
     challenges: usize,
-) -> Result<Synthesized> {
+) -> Result<J> {
     // Stock derives Clone for the circuit's private inputs only where the
     // tree type is Clone; their fields all are.
     let copy = || {

@@ -1,15 +1,29 @@
-//! cuzk's constraint system for synthesis: a circuit written against bellperson's
-//! `ConstraintSystem` trait is run once, and what the prover needs is kept — the
-//! evaluations of the A, B, C linear combinations per constraint, the densities of
-//! the A and B queries, and the input and auxiliary assignments. Nothing else
-//! (names, namespaces, the linear combinations themselves) is stored.
+//! cuzk's constraint systems. A circuit written against bellperson's
+//! `ConstraintSystem` trait runs through one of them, keeping what the prover
+//! needs and nothing else (names, namespaces): `Synthesized` evaluates every
+//! constraint's A, B and C combinations and the densities of the A and B
+//! queries as it goes; `Recorder` records the combinations themselves, once
+//! per circuit, as sparse matrices (`Matrices`); `Witness` keeps only the
+//! assignment, which the recorded matrices turn into what `Synthesized`
+//! gives. All three synthesize a circuit in pieces on many threads
+//! (`pieces`).
 
 mod bench_circuit;
 mod density;
+mod joinable;
+mod matrices;
+mod par_copy;
 mod pieces;
+mod recorder;
+mod synthesized;
+mod term;
 mod witness;
 
 pub use bench_circuit::MulChain;
 pub use density::Density;
-pub use pieces::{segment_pieces, segment_pieces_on, synthesize_pieces, synthesize_segments};
-pub use witness::{synthesize, Synthesized};
+pub use joinable::{synthesize_whole, Joinable, Sizes};
+pub use matrices::{Csr, Matrices, Term, CODE_MINUS_ONE, CODE_ONE};
+pub use pieces::{segment_pieces, segment_pieces_on, synthesize_pieces, synthesize_segment_range, synthesize_segments};
+pub use recorder::{record, Recorder};
+pub use synthesized::{synthesize, Synthesized};
+pub use witness::{synthesize_witness, Witness};

@@ -18,7 +18,8 @@
 //! variables are merged. Every piece's prefix is checked equal to the first's,
 //! segments must come in order, and a segment must not use another's
 //! variables, so a circuit without this structure is an error, never a wrong
-//! witness.
+//! witness. Pieces synthesize into any of cuzk's systems (`Joinable`): full
+//! synthesis, witness only, or recording.
 
 use std::{
     collections::BTreeMap,
@@ -30,17 +31,11 @@ use std::{
 use anyhow::{anyhow, ensure, Result};
 use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
-use rayon::prelude::*;
 
-use super::witness::{close, open, Synthesized};
+use super::joinable::{Joinable, Sizes};
 
 /// How much of a system its prefix is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Prefix {
-    constraints: usize,
-    inputs: usize,
-    aux: usize,
-}
+type Prefix = Sizes;
 
 /// What a piece's system does with the segment being synthesized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,10 +45,10 @@ enum Mode {
     Stop,
 }
 
-/// cuzk's system, recording the prefix and the segments in `range`, noting
+/// A cuzk system, recording the prefix and the segments in `range`, noting
 /// its size when the first segment opens.
-struct PieceSystem<'a, S> {
-    cs: Synthesized,
+struct PieceSystem<'a, J, S> {
+    cs: J,
     segment_of: &'a S,
     range: Range<usize>,
     depth: usize,
@@ -76,7 +71,7 @@ fn uses_skipped(lc: &LinearCombination<Fr>) -> bool {
     lc.iter_inputs().any(|(&i, _)| i == usize::MAX) || lc.iter_aux().any(|(&i, _)| i == usize::MAX)
 }
 
-impl<S: Fn(&str) -> Option<usize> + Sync> ConstraintSystem<Fr> for PieceSystem<'_, S> {
+impl<J: Joinable, S: Fn(&str) -> Option<usize> + Sync> ConstraintSystem<Fr> for PieceSystem<'_, J, S> {
     type Root = Self;
 
     fn alloc<F, A, AR>(&mut self, name: A, f: F) -> Result<Variable, SynthesisError>
@@ -114,7 +109,10 @@ impl<S: Fn(&str) -> Option<usize> + Sync> ConstraintSystem<Fr> for PieceSystem<'
         LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
         LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
     {
-        if self.mode == Mode::Record {
+        if self.mode == Mode::Record && !J::BUILDS_CONSTRAINTS {
+            // A witness generator: the combinations are never built.
+            self.cs.enforce(name, a, b, c);
+        } else if self.mode == Mode::Record {
             let (a, b, c) = (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
             if [&a, &b, &c].iter().any(|lc| uses_skipped(lc)) {
                 self.uses_skipped = true;
@@ -132,8 +130,7 @@ impl<S: Fn(&str) -> Option<usize> + Sync> ConstraintSystem<Fr> for PieceSystem<'
         // Only top-level names are built: a few hundred per segment at most.
         if self.depth == 0 {
             if let Some(segment) = (self.segment_of)(&name().into()) {
-                let cs = &self.cs;
-                self.prefix.get_or_insert(Prefix { constraints: cs.a.len(), inputs: cs.inputs.len(), aux: cs.aux.len() });
+                self.prefix.get_or_insert(self.cs.sizes());
                 if let Some(last) = self.last_segment.filter(|&last| segment < last) {
                     self.out_of_order.get_or_insert((last, segment));
                 }
@@ -156,15 +153,50 @@ impl<S: Fn(&str) -> Option<usize> + Sync> ConstraintSystem<Fr> for PieceSystem<'
     fn get_root(&mut self) -> &mut Self::Root {
         self
     }
+
+    /// Only while recording: a skipped segment's values are never computed,
+    /// which a gadget's witness path cannot do without.
+    fn is_witness_generator(&self) -> bool {
+        self.mode == Mode::Record && self.cs.is_witness_generator()
+    }
+
+    fn extend_inputs(&mut self, new_inputs: &[Fr]) {
+        self.cs.extend_inputs(new_inputs)
+    }
+
+    fn extend_aux(&mut self, new_aux: &[Fr]) {
+        self.cs.extend_aux(new_aux)
+    }
+
+    fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Fr], &mut [Fr]) {
+        self.cs.allocate_empty(aux_n, inputs_n)
+    }
+
+    fn allocate_empty_inputs(&mut self, n: usize) -> &mut [Fr] {
+        self.cs.allocate_empty_inputs(n)
+    }
+
+    fn allocate_empty_aux(&mut self, n: usize) -> &mut [Fr] {
+        self.cs.allocate_empty_aux(n)
+    }
+
+    fn inputs_slice(&self) -> &[Fr] {
+        self.cs.inputs_slice()
+    }
+
+    fn aux_slice(&self) -> &[Fr] {
+        self.cs.aux_slice()
+    }
 }
 
-fn synthesize_piece<C, S>(circuit: C, range: Range<usize>, segment_of: &S) -> Result<(Synthesized, Prefix)>
+fn synthesize_piece<J, C, S>(circuit: C, range: Range<usize>, segment_of: &S) -> Result<(J, Prefix)>
 where
+    J: Joinable,
     C: Circuit<Fr>,
     S: Fn(&str) -> Option<usize> + Sync,
 {
     let mut p = PieceSystem {
-        cs: open()?,
+        cs: J::open()?,
         segment_of,
         range,
         depth: 0,
@@ -195,7 +227,7 @@ where
 /// name starts with `piece`; pieces are synthesized in parallel on rayon's
 /// pool, one per thread at a time, and appended in order as they finish, so
 /// that memory stays near one circuit's.
-pub fn synthesize_pieces<C: Circuit<Fr> + Send>(pieces: Vec<C>, piece: &str) -> Result<Synthesized> {
+pub fn synthesize_pieces<J: Joinable, C: Circuit<Fr> + Send>(pieces: Vec<C>, piece: &str) -> Result<J> {
     let starts = |name: &str| name.starts_with(piece).then_some(0);
     synthesize_ranges(pieces.into_iter().map(|c| (c, 0..usize::MAX)).collect(), &starts)
 }
@@ -207,13 +239,28 @@ pub fn synthesize_pieces<C: Circuit<Fr> + Send>(pieces: Vec<C>, piece: &str) -> 
 /// depends on it, not the result).
 ///
 /// Pieces are `segment_pieces(segments)`.
-pub fn synthesize_segments<C, S>(copy: impl Fn() -> C, segments: usize, segment_of: &S) -> Result<Synthesized>
+pub fn synthesize_segments<J, C, S>(copy: impl Fn() -> C, segments: usize, segment_of: &S) -> Result<J>
 where
+    J: Joinable,
     C: Circuit<Fr> + Send,
     S: Fn(&str) -> Option<usize> + Sync,
 {
     let ranges = segment_ranges(segments, segment_pieces(segments));
     synthesize_ranges(ranges.into_iter().map(|r| (copy(), r)).collect(), segment_of)
+}
+
+/// One piece of a segmented circuit alone: its prefix and the segments in
+/// `range`, closed as a whole circuit is (a piece's shape, for tests and
+/// benchmarks).
+pub fn synthesize_segment_range<J, C, S>(circuit: C, range: Range<usize>, segment_of: &S) -> Result<J>
+where
+    J: Joinable,
+    C: Circuit<Fr>,
+    S: Fn(&str) -> Option<usize> + Sync,
+{
+    let (mut cs, _): (J, _) = synthesize_piece(circuit, range, segment_of)?;
+    cs.close();
+    Ok(cs)
 }
 
 /// The pieces `synthesize_segments` makes of `segments` on the current pool:
@@ -263,14 +310,15 @@ fn segment_ranges(segments: usize, parts: usize) -> Vec<Range<usize>> {
 /// while later ones are still being synthesized. No batch waits for its
 /// slowest piece, and partitions synthesized at once fill each other's idle
 /// threads.
-fn synthesize_ranges<C, S>(pieces: Vec<(C, Range<usize>)>, segment_of: &S) -> Result<Synthesized>
+fn synthesize_ranges<J, C, S>(pieces: Vec<(C, Range<usize>)>, segment_of: &S) -> Result<J>
 where
+    J: Joinable,
     C: Circuit<Fr> + Send,
     S: Fn(&str) -> Option<usize> + Sync,
 {
     ensure!(!pieces.is_empty(), "no pieces to synthesize");
     let start = Instant::now();
-    let join = Mutex::new(Join { count: pieces.len(), ..Join::default() });
+    let join = Mutex::new(Join::<J>::new(pieces.len()));
     rayon::scope_fifo(|scope| {
         for (index, (circuit, range)) in pieces.into_iter().enumerate() {
             let join = &join;
@@ -288,7 +336,7 @@ where
         return Err(e);
     }
     let (mut cs, _) = join.whole.expect("every piece appended");
-    close(&mut cs);
+    cs.close();
     log::debug!("cuzk pieces: {} pieces in {:?}, {:?} of it appending", join.count, start.elapsed(), join.appending_time);
     Ok(cs)
 }
@@ -297,27 +345,38 @@ where
 /// an earlier one, and the circuit so far (taken out by the thread appending
 /// to it, so that the lock is never held during a copy: the copy runs on the
 /// pool, whose threads may meanwhile run a piece that finishes and locks).
-#[derive(Default)]
-struct Join {
+struct Join<J> {
     count: usize,
-    whole: Option<(Synthesized, Prefix)>,
+    whole: Option<(J, Prefix)>,
     /// Pieces in `whole` or being appended to it.
     next: usize,
-    waiting: BTreeMap<usize, (Synthesized, Prefix)>,
+    waiting: BTreeMap<usize, (J, Prefix)>,
     appending: bool,
     appending_time: Duration,
     /// The failure of the earliest piece that failed (an append's: last).
     error: Option<(usize, anyhow::Error)>,
 }
 
-fn lock(join: &Mutex<Join>) -> MutexGuard<'_, Join> {
+fn lock<J>(join: &Mutex<Join<J>>) -> MutexGuard<'_, Join<J>> {
     join.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Join {
+impl<J: Joinable> Join<J> {
+    fn new(count: usize) -> Self {
+        Join {
+            count,
+            whole: None,
+            next: 0,
+            waiting: BTreeMap::new(),
+            appending: false,
+            appending_time: Duration::ZERO,
+            error: None,
+        }
+    }
+
     /// Takes piece `index`; appends it, and every piece after it that is
     /// waiting, unless another thread is appending (which then does).
-    fn add(join: &Mutex<Join>, index: usize, piece: Result<(Synthesized, Prefix)>) {
+    fn add(join: &Mutex<Join<J>>, index: usize, piece: Result<(J, Prefix)>) {
         let mut j = lock(join);
         match piece {
             Err(e) => {
@@ -363,7 +422,7 @@ impl Join {
 /// piece is the circuit so far when there is none), with room for `later`
 /// more pieces of the run's average size, so that appending does not
 /// reallocate (and briefly double) vectors of gigabytes.
-fn append_run(whole: &mut Option<(Synthesized, Prefix)>, mut run: Vec<(Synthesized, Prefix)>, later: usize) -> Result<()> {
+fn append_run<J: Joinable>(whole: &mut Option<(J, Prefix)>, mut run: Vec<(J, Prefix)>, later: usize) -> Result<()> {
     let (whole, prefix) = match whole {
         Some(w) => w,
         None => whole.insert(run.remove(0)),
@@ -371,78 +430,36 @@ fn append_run(whole: &mut Option<(Synthesized, Prefix)>, mut run: Vec<(Synthesiz
     if run.is_empty() {
         return Ok(());
     }
-    let count = run.len();
-    let p = *prefix;
-    let constraints: usize = run.iter().map(|(piece, _)| piece.a.len() - p.constraints).sum();
-    let aux: usize = run.iter().map(|(piece, _)| piece.aux.len() - p.aux).sum();
+    let (count, p) = (run.len(), *prefix);
+    let constraints: usize = run.iter().map(|(piece, _)| piece.sizes().constraints - p.constraints).sum();
+    let aux: usize = run.iter().map(|(piece, _)| piece.sizes().aux - p.aux).sum();
     let (constraints, aux) = (constraints + constraints / count * later, aux + aux / count * later);
-    whole.a.reserve_exact(constraints);
-    whole.b.reserve_exact(constraints);
-    whole.c.reserve_exact(constraints);
-    whole.aux.reserve_exact(aux);
+    whole.reserve(Sizes { constraints, inputs: 0, aux });
     append_pieces(whole, p, run)
 }
 
 /// Appends what each of `pieces` adds after its prefix, which must equal
 /// `whole`'s, dropping each piece once it is in: the partition and the
 /// pieces not yet appended never hold its memory twice (with a pool of 16
-/// threads, 16 pieces of a 32 GiB partition are ~14 GB). A piece's copy runs
-/// on every thread of the pool: those are the first writes to gigabytes of
-/// fresh memory, whose page faults cost more than the copy itself (on VMs
-/// whose memory the host backs on first touch, most of the synthesis when
-/// done on one thread).
-fn append_pieces(whole: &mut Synthesized, prefix: Prefix, pieces: Vec<(Synthesized, Prefix)>) -> Result<()> {
-    let p = prefix;
+/// threads, 16 pieces of a 32 GiB partition are ~14 GB). Appends copy on
+/// every thread of the pool (`par_copy`).
+fn append_pieces<J: Joinable>(whole: &mut J, p: Prefix, pieces: Vec<(J, Prefix)>) -> Result<()> {
     for (piece, piece_prefix) in &pieces {
         ensure!(
-            *piece_prefix == p
-                && piece.a[..p.constraints] == whole.a[..p.constraints]
-                && piece.b[..p.constraints] == whole.b[..p.constraints]
-                && piece.c[..p.constraints] == whole.c[..p.constraints]
-                && piece.inputs[..p.inputs] == whole.inputs[..p.inputs]
-                && piece.aux[..p.aux] == whole.aux[..p.aux],
+            *piece_prefix == p && whole.same_prefix(piece, p),
             "the pieces of the circuit do not share one prefix: it cannot be synthesized in pieces"
         );
     }
-    for (mut piece, _) in pieces {
-        // Each vector is freed once copied: the copy's new memory is taken
-        // while a third of the piece's is still held, not all of it.
-        for (to, from) in [(&mut whole.a, &mut piece.a), (&mut whole.b, &mut piece.b), (&mut whole.c, &mut piece.c)] {
-            extend_in_parallel(to, &std::mem::take(from)[p.constraints..]);
-        }
-        extend_in_parallel(&mut whole.aux, &std::mem::take(&mut piece.aux)[p.aux..]);
-        whole.inputs.extend_from_slice(&piece.inputs[p.inputs..]);
-        whole.a_aux_density.merge_prefix(&piece.a_aux_density, p.aux);
-        whole.a_aux_density.append(&piece.a_aux_density, p.aux);
-        whole.b_aux_density.merge_prefix(&piece.b_aux_density, p.aux);
-        whole.b_aux_density.append(&piece.b_aux_density, p.aux);
-        whole.b_input_density.merge_prefix(&piece.b_input_density, p.inputs);
-        whole.b_input_density.append(&piece.b_input_density, p.inputs);
+    for (piece, _) in pieces {
+        whole.append(piece, p);
     }
     Ok(())
-}
-
-/// Elements copied per task of a parallel copy (32 MiB of scalars).
-const COPY_CHUNK: usize = 1 << 20;
-
-/// `dst.extend_from_slice(part)`, copied in chunks on rayon's pool.
-fn extend_in_parallel(dst: &mut Vec<Fr>, part: &[Fr]) {
-    dst.reserve(part.len());
-    let spare = &mut dst.spare_capacity_mut()[..part.len()];
-    spare.par_chunks_mut(COPY_CHUNK).zip(part.par_chunks(COPY_CHUNK)).for_each(|(to, from)| {
-        for (t, f) in to.iter_mut().zip(from) {
-            t.write(*f);
-        }
-    });
-    // SAFETY: the `part.len()` elements past the length were all written just
-    // above (the chunks of `spare` and `part` pair up exactly).
-    unsafe { dst.set_len(dst.len() + part.len()) };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::circuit::synthesize;
+    use crate::circuit::{record, synthesize, Recorder, Synthesized, Witness};
     use bellperson::gadgets::num::AllocatedNum;
 
     /// A prefix (a shared input and an aux variable), then one piece per
@@ -477,7 +494,7 @@ mod tests {
         let spec = vec![(3, 5), (0, 6), (70, 7), (1, 8), (129, 9)];
         let whole = synthesize(Shared { pieces: spec.clone() }).unwrap();
         let pieces = spec.iter().map(|&p| Shared { pieces: vec![p] }).collect();
-        let joined = synthesize_pieces(pieces, "piece_").unwrap();
+        let joined = synthesize_pieces::<Synthesized, _>(pieces, "piece_").unwrap();
         assert_eq!(joined, whole);
         assert_eq!(joined.inputs.len(), 1 + 1 + spec.len());
     }
@@ -499,22 +516,9 @@ mod tests {
         for threads in [2, 4, 9] {
             // The first pieces are the last to finish.
             let late = |i: usize| Late(Shared { pieces: vec![spec[i]] }, 10 * (spec.len() - i) as u64);
-            let joined = in_pool(threads, || synthesize_pieces((0..spec.len()).map(late).collect(), "piece_")).unwrap();
+            let joined = in_pool(threads, || synthesize_pieces::<Synthesized, _>((0..spec.len()).map(late).collect(), "piece_")).unwrap();
             assert_eq!(joined, whole, "{threads} threads");
         }
-    }
-
-    #[test]
-    fn parallel_extends_append_every_part_in_order() {
-        let part = |len: usize, seed: u64| (0..len as u64).map(|i| Fr::from(i * 7 + seed)).collect::<Vec<_>>();
-        let parts = [part(3, 1), part(0, 2), part(COPY_CHUNK * 2 + 5, 3), part(COPY_CHUNK, 4), part(1, 5)];
-        let mut ours = part(4, 9);
-        let mut expected = ours.clone();
-        for p in &parts {
-            extend_in_parallel(&mut ours, p);
-            expected.extend_from_slice(p);
-        }
-        assert!(ours == expected);
     }
 
     /// A prefix, then segments named `... (seg=<i>)`, each several top-level
@@ -565,11 +569,35 @@ mod tests {
         for threads in [1, 2, 12, 16, 64] {
             // `segments` is only a hint: too few or too many still gives the whole.
             for hint in [segments, 1, 40] {
-                let joined = in_pool(threads, || synthesize_segments(circuit, hint, &segment_of)).unwrap();
+                let joined = in_pool(threads, || synthesize_segments::<Synthesized, _, _>(circuit, hint, &segment_of)).unwrap();
                 assert_eq!(joined, whole, "{threads} threads, {hint} segments");
             }
         }
         assert_eq!(whole.inputs.len(), 1 + 1 + segments);
+    }
+
+    #[test]
+    fn pieces_and_segments_record_and_give_witnesses_as_the_whole_does() {
+        let spec: Vec<(usize, u64)> = (0..7).map(|i| (i * 5 % 9, i as u64 + 2)).collect();
+        let shared = || spec.iter().map(|&p| Shared { pieces: vec![p] }).collect::<Vec<_>>();
+        let (whole_matrices, whole_witness) = record(Shared { pieces: spec.clone() }).unwrap();
+        let whole = synthesize(Shared { pieces: spec.clone() }).unwrap();
+        let segmented = || Segmented { order: (0..9).collect(), borrow: false };
+        let (segmented_matrices, segmented_witness) = record(segmented()).unwrap();
+        for threads in [1, 3, 8] {
+            let recorded = in_pool(threads, || synthesize_pieces::<Recorder, _>(shared(), "piece_")).unwrap();
+            let (matrices, witness) = recorded.finish().unwrap();
+            assert_eq!(matrices, whole_matrices, "{threads} threads");
+            assert_eq!(witness, whole_witness, "{threads} threads");
+            let witness = in_pool(threads, || synthesize_pieces::<Witness, _>(shared(), "piece_")).unwrap();
+            assert_eq!(witness, whole_witness, "{threads} threads");
+            assert_eq!(matrices.evaluate(witness).unwrap(), whole, "{threads} threads");
+
+            let recorded = in_pool(threads, || synthesize_segments::<Recorder, _, _>(segmented, 9, &segment_of)).unwrap();
+            assert_eq!(recorded.finish().unwrap(), (segmented_matrices.clone(), segmented_witness.clone()), "{threads} threads");
+            let witness = in_pool(threads, || synthesize_segments::<Witness, _, _>(segmented, 9, &segment_of)).unwrap();
+            assert_eq!(witness, segmented_witness, "{threads} threads");
+        }
     }
 
     #[test]
@@ -589,7 +617,7 @@ mod tests {
     #[test]
     fn segments_that_depend_on_each_other_or_come_out_of_order_are_an_error() {
         let borrowing = || Segmented { order: (0..6).collect(), borrow: true };
-        let e = in_pool(12, || synthesize_segments(borrowing, 6, &segment_of)).unwrap_err();
+        let e = in_pool(12, || synthesize_segments::<Synthesized, _, _>(borrowing, 6, &segment_of)).unwrap_err();
         assert!(e.to_string().contains("uses a variable of an earlier one"), "{e}");
         // A value of a skipped segment is never computed: its use is an error too.
         struct NeedsValue;
@@ -600,13 +628,13 @@ mod tests {
                 Ok(())
             }
         }
-        let e = in_pool(4, || synthesize_segments(|| NeedsValue, 2, &segment_of)).unwrap_err();
+        let e = in_pool(4, || synthesize_segments::<Synthesized, _, _>(|| NeedsValue, 2, &segment_of)).unwrap_err();
         assert!(e.to_string().contains("may use a value of an earlier one"), "{e}");
         let shuffled = || Segmented { order: vec![0, 1, 3, 2, 4, 5], borrow: false };
-        let e = in_pool(4, || synthesize_segments(shuffled, 6, &segment_of)).unwrap_err();
+        let e = in_pool(4, || synthesize_segments::<Synthesized, _, _>(shuffled, 6, &segment_of)).unwrap_err();
         assert!(e.to_string().contains("not in order (segment 2 after 3)"), "{e}");
         let none = || Segmented { order: vec![], borrow: false };
-        let e = in_pool(4, || synthesize_segments(none, 6, &segment_of)).unwrap_err();
+        let e = in_pool(4, || synthesize_segments::<Synthesized, _, _>(none, 6, &segment_of)).unwrap_err();
         assert!(e.to_string().contains("no segments"), "{e}");
     }
 
@@ -621,10 +649,10 @@ mod tests {
                 Ok(())
             }
         }
-        let e = synthesize_pieces(vec![Odd(2), Odd(3)], "piece_").unwrap_err();
+        let e = synthesize_pieces::<Synthesized, _>(vec![Odd(2), Odd(3)], "piece_").unwrap_err();
         assert!(e.to_string().contains("do not share one prefix"), "{e}");
-        let e = synthesize_pieces(vec![Odd(2)], "challenge_").unwrap_err();
+        let e = synthesize_pieces::<Synthesized, _>(vec![Odd(2)], "challenge_").unwrap_err();
         assert!(e.to_string().contains("no segments"), "{e}");
-        assert!(synthesize_pieces(Vec::<Odd>::new(), "piece_").is_err());
+        assert!(synthesize_pieces::<Synthesized, _>(Vec::<Odd>::new(), "piece_").is_err());
     }
 }

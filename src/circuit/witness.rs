@@ -1,120 +1,61 @@
+//! Witness-only synthesis: a circuit is run for its assignment alone. Its
+//! `enforce` never runs the closures that build linear combinations, and it
+//! reports itself a witness generator, so gadgets with a fast witness path
+//! (neptune's Poseidon) take it. The constraints come from the circuit's
+//! recorded matrices instead (`Matrices`), the same for every instance.
+
 use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar as Fr;
-use ff::Field;
 
-use super::Density;
+use super::{
+    joinable::{own_root_extensible, synthesize_whole, Joinable, Sizes},
+    par_copy::extend_in_parallel,
+};
 
-/// A synthesized circuit, ready for the Groth16 prover.
+/// A circuit's assignment: inputs (the constant one first) and aux.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Synthesized {
-    /// `<A_i, z>` for every constraint `i` (including one `x * 0 = 0` per input).
-    pub a: Vec<Fr>,
-    /// `<B_i, z>`.
-    pub b: Vec<Fr>,
-    /// `<C_i, z>`.
-    pub c: Vec<Fr>,
-    /// Input assignment; element 0 is the constant one.
+pub struct Witness {
     pub inputs: Vec<Fr>,
     pub aux: Vec<Fr>,
-    /// Aux variables with a non-zero coefficient in some A combination.
-    pub a_aux_density: Density,
-    /// Input variables with a non-zero coefficient in some B combination.
-    pub b_input_density: Density,
-    /// Aux variables with a non-zero coefficient in some B combination.
-    pub b_aux_density: Density,
 }
 
-impl Synthesized {
-    pub fn num_constraints(&self) -> usize {
-        self.a.len()
+/// Runs `circuit` for its witness.
+pub fn synthesize_witness<C: Circuit<Fr>>(circuit: C) -> Result<Witness, SynthesisError> {
+    synthesize_whole(circuit)
+}
+
+impl Joinable for Witness {
+    const BUILDS_CONSTRAINTS: bool = false;
+
+    /// No constraints: a witness keeps none (and a gadget's witness path
+    /// does not even call `enforce`).
+    fn sizes(&self) -> Sizes {
+        Sizes { constraints: 0, inputs: self.inputs.len(), aux: self.aux.len() }
+    }
+
+    fn same_prefix(&self, piece: &Self, p: Sizes) -> bool {
+        piece.inputs[..p.inputs] == self.inputs[..p.inputs] && piece.aux[..p.aux] == self.aux[..p.aux]
+    }
+
+    fn reserve(&mut self, more: Sizes) {
+        self.aux.reserve_exact(more.aux);
+    }
+
+    fn append(&mut self, piece: Self, p: Sizes) {
+        extend_in_parallel(&mut self.aux, &piece.aux[p.aux..]);
+        self.inputs.extend_from_slice(&piece.inputs[p.inputs..]);
     }
 }
 
-/// Runs `circuit` through cuzk's constraint system.
-///
-/// Like every Groth16 prover compatible with bellperson's parameters, it allocates
-/// the constant-one input first and closes with one `input * 0 = 0` constraint per
-/// input, which makes every input appear in the A query.
-pub fn synthesize<C: Circuit<Fr>>(circuit: C) -> Result<Synthesized, SynthesisError> {
-    let mut cs = open()?;
-    circuit.synthesize(&mut cs)?;
-    close(&mut cs);
-    Ok(cs)
+/// The tail of `v` after growing it by `n` zeros.
+fn grow(v: &mut Vec<Fr>, n: usize) -> &mut [Fr] {
+    let at = v.len();
+    v.resize(at + n, Fr::from(0u64));
+    &mut v[at..]
 }
 
-/// A system with the constant-one input, ready for a circuit.
-pub(super) fn open() -> Result<Synthesized, SynthesisError> {
-    let mut cs = Synthesized::default();
-    cs.alloc_input(|| "one", || Ok(Fr::ONE))?;
-    Ok(cs)
-}
-
-/// The `input * 0 = 0` constraints that end every system.
-pub(super) fn close(cs: &mut Synthesized) {
-    for i in 0..cs.inputs.len() {
-        cs.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
-    }
-}
-
-/// `<lc, z>`, marking in the given densities every variable with a non-zero coefficient.
-fn evaluate(
-    lc: &LinearCombination<Fr>,
-    inputs: &[Fr],
-    aux: &[Fr],
-    mut input_density: Option<&mut Density>,
-    mut aux_density: Option<&mut Density>,
-) -> Fr {
-    let mut acc = Fr::ZERO;
-    for (&i, coeff) in lc.iter_inputs() {
-        if add_term(&mut acc, &inputs[i], coeff) {
-            if let Some(d) = input_density.as_deref_mut() {
-                d.mark(i);
-            }
-        }
-    }
-    for (&i, coeff) in lc.iter_aux() {
-        if add_term(&mut acc, &aux[i], coeff) {
-            if let Some(d) = aux_density.as_deref_mut() {
-                d.mark(i);
-            }
-        }
-    }
-    acc
-}
-
-/// Montgomery limbs of 1 and -1 (2^256 mod r and r - 2^256 mod r).
-const ONE: [u64; 4] = [0x0000_0001_ffff_fffe, 0x5884_b7fa_0003_4802, 0x998c_4fef_ecbc_4ff5, 0x1824_b159_acc5_056f];
-const MINUS_ONE: [u64; 4] = [0xffff_fffd_0000_0003, 0xfb38_ec08_fffb_13fc, 0x99ad_8818_1ce5_880f, 0x5bc8_f5f9_7cd8_77d8];
-
-/// An element's Montgomery limbs. Synthesis compares them directly: the
-/// field's `==` is constant-time, which costs a tenth of synthesis and
-/// protects nothing on the prover's own machine.
-#[inline]
-fn limbs(x: &Fr) -> [u64; 4] {
-    blst::blst_fr::from(*x).l
-}
-
-/// `acc += coeff * value`, skipping the multiplication where the gadgets'
-/// terms usually are: a boolean's value 0, a coefficient of 1 or -1. False
-/// for a zero coefficient (the variable is not in the combination).
-#[inline]
-fn add_term(acc: &mut Fr, value: &Fr, coeff: &Fr) -> bool {
-    let c = limbs(coeff);
-    if c == [0; 4] {
-        return false;
-    }
-    if limbs(value) != [0; 4] {
-        match c {
-            ONE => *acc += value,
-            MINUS_ONE => *acc -= value,
-            _ => *acc += *value * coeff,
-        }
-    }
-    true
-}
-
-impl ConstraintSystem<Fr> for Synthesized {
-    type Root = Self;
+impl ConstraintSystem<Fr> for Witness {
+    own_root_extensible!();
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
     where
@@ -123,8 +64,6 @@ impl ConstraintSystem<Fr> for Synthesized {
         AR: Into<String>,
     {
         self.aux.push(f()?);
-        self.a_aux_density.push();
-        self.b_aux_density.push();
         Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
     }
 
@@ -135,11 +74,10 @@ impl ConstraintSystem<Fr> for Synthesized {
         AR: Into<String>,
     {
         self.inputs.push(f()?);
-        self.b_input_density.push();
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }
 
-    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
+    fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, _: LA, _: LB, _: LC)
     where
         A: FnOnce() -> AR,
         AR: Into<String>,
@@ -147,123 +85,37 @@ impl ConstraintSystem<Fr> for Synthesized {
         LB: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
         LC: FnOnce(LinearCombination<Fr>) -> LinearCombination<Fr>,
     {
-        let (a, b, c) = (
-            a(LinearCombination::zero()),
-            b(LinearCombination::zero()),
-            c(LinearCombination::zero()),
-        );
-        let a = evaluate(&a, &self.inputs, &self.aux, None, Some(&mut self.a_aux_density));
-        let b = evaluate(
-            &b,
-            &self.inputs,
-            &self.aux,
-            Some(&mut self.b_input_density),
-            Some(&mut self.b_aux_density),
-        );
-        let c = evaluate(&c, &self.inputs, &self.aux, None, None);
-        self.a.push(a);
-        self.b.push(b);
-        self.c.push(c);
     }
 
-    /// Extensible: circuits that can (the PoSt circuits, over sectors)
-    /// synthesize parts in parallel into fresh systems and `extend` this one.
-    fn new() -> Self {
-        Self::default()
-    }
-
-    fn is_extensible() -> bool {
+    fn is_witness_generator(&self) -> bool {
         true
     }
 
-    /// Appends a system built by `new()`: its constraints (already evaluated),
-    /// its inputs but its own constant one (input 0, which its constraints
-    /// used as one, as ours), its aux variables, and their densities.
-    fn extend(&mut self, other: &Self) {
-        self.a.extend_from_slice(&other.a);
-        self.b.extend_from_slice(&other.b);
-        self.c.extend_from_slice(&other.c);
-        self.inputs.extend_from_slice(other.inputs.get(1..).unwrap_or_default());
-        self.aux.extend_from_slice(&other.aux);
-        self.a_aux_density.append(&other.a_aux_density, 0);
-        self.b_aux_density.append(&other.b_aux_density, 0);
-        if other.b_input_density.len() > 0 && other.b_input_density.is_set(0) && self.b_input_density.len() > 0 {
-            self.b_input_density.mark(0);
-        }
-        self.b_input_density.append(&other.b_input_density, 1);
+    fn extend_inputs(&mut self, new_inputs: &[Fr]) {
+        self.inputs.extend_from_slice(new_inputs);
     }
 
-    fn push_namespace<NR, N>(&mut self, _: N)
-    where
-        NR: Into<String>,
-        N: FnOnce() -> NR,
-    {
+    fn extend_aux(&mut self, new_aux: &[Fr]) {
+        self.aux.extend_from_slice(new_aux);
     }
 
-    fn pop_namespace(&mut self) {}
-
-    fn get_root(&mut self) -> &mut Self::Root {
-        self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::circuit::MulChain;
-
-    /// Chains synthesized one after another, or (as the PoSt circuits do on an
-    /// extensible system) each into a fresh system, then joined with `extend`.
-    struct Chains {
-        parts: Vec<MulChain>,
-        split: bool,
+    fn allocate_empty(&mut self, aux_n: usize, inputs_n: usize) -> (&mut [Fr], &mut [Fr]) {
+        (grow(&mut self.aux, aux_n), grow(&mut self.inputs, inputs_n))
     }
 
-    impl Circuit<Fr> for Chains {
-        fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
-            for part in self.parts {
-                if self.split {
-                    let mut sub = CS::new();
-                    sub.alloc_input(|| "temp one", || Ok(Fr::ONE))?;
-                    part.synthesize(&mut sub)?;
-                    cs.extend(&sub);
-                } else {
-                    part.synthesize(cs)?;
-                }
-            }
-            Ok(())
-        }
+    fn allocate_empty_inputs(&mut self, n: usize) -> &mut [Fr] {
+        grow(&mut self.inputs, n)
     }
 
-    #[test]
-    fn extending_with_parts_synthesized_apart_equals_synthesizing_in_one() {
-        // links = 0 puts the constant one in B: the inputs' B density merges.
-        let parts = || [5usize, 0, 70, 1, 0, 130].map(|links| MulChain { start: Fr::from(links as u64 + 2), links }).to_vec();
-        let whole = synthesize(Chains { parts: parts(), split: false }).unwrap();
-        let joined = synthesize(Chains { parts: parts(), split: true }).unwrap();
-        assert!(<Synthesized as ConstraintSystem<Fr>>::is_extensible());
-        assert_eq!(joined, whole);
-        assert!(whole.b_input_density.is_set(0));
-        assert_eq!(whole.inputs.len(), 1 + 6);
+    fn allocate_empty_aux(&mut self, n: usize) -> &mut [Fr] {
+        grow(&mut self.aux, n)
     }
 
-    #[test]
-    fn the_limb_constants_are_one_and_minus_one() {
-        assert_eq!(limbs(&Fr::ONE), ONE);
-        assert_eq!(limbs(&-Fr::ONE), MINUS_ONE);
-        assert_eq!(limbs(&Fr::ZERO), [0; 4]);
+    fn inputs_slice(&self) -> &[Fr] {
+        &self.inputs
     }
 
-    #[test]
-    fn every_shortcut_of_a_term_adds_what_the_product_adds() {
-        let values = [Fr::ZERO, Fr::ONE, -Fr::ONE, Fr::from(7u64), -Fr::from(1u64 << 40)];
-        for value in values {
-            for coeff in values {
-                let mut acc = Fr::from(1000u64);
-                let present = add_term(&mut acc, &value, &coeff);
-                assert_eq!(acc, Fr::from(1000u64) + value * coeff, "{value:?} * {coeff:?}");
-                assert_eq!(present, coeff != Fr::ZERO);
-            }
-        }
+    fn aux_slice(&self) -> &[Fr] {
+        &self.aux
     }
 }

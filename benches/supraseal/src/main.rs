@@ -313,14 +313,14 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let c1 = porep::parse_c1(&sector.c1_json)?;
             let circuit = first(porep::partition_circuits::<SectorShape2KiB>(c1.clone())?.circuits)?;
             let pieces = first(porep::partition_pieces::<SectorShape2KiB>(c1)?.pieces)?;
-            let synth = || synthesize_pieces(pieces.clone(), porep::CHALLENGE_NAMESPACE);
+            let synth = || synthesize_pieces::<Synthesized, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE);
             return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
         }
         "porep-32GiB" => {
             let c1 = random_vanilla::porep_c1(RegisteredSealProof::StackedDrg32GiBV1_1, 1)?;
             let circuit = first(porep::partition_circuits::<SectorShape32GiB>(c1.clone())?.circuits)?;
             let pieces = first(porep::partition_pieces::<SectorShape32GiB>(c1)?.pieces)?;
-            let synth = || synthesize_pieces(pieces.clone(), porep::CHALLENGE_NAMESPACE);
+            let synth = || synthesize_pieces::<Synthesized, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE);
             return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
         }
         "winning-32GiB" | "window-32GiB" => {
@@ -338,7 +338,7 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let rp = RegisteredUpdateProof::StackedDrg32GiBV1;
             let challenges = random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?.pub_params.challenge_count;
             let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
-            let synth = || snap::synthesize_partition(circuit(), challenges);
+            let synth = || snap::synthesize_partition::<Synthesized, _>(circuit(), challenges);
             return bench_circuit(which, circuit, &synth, warmup, runs, cpu_max, tmp);
         }
         _ => {}

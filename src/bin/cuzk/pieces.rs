@@ -124,7 +124,7 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     let (single, all) = pools()?;
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} PoRep partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
-    let in_pieces = |pieces: &[_]| synthesize_pieces(pieces.to_vec(), porep::CHALLENGE_NAMESPACE);
+    let in_pieces = |pieces: &[_]| synthesize_pieces::<Synthesized, _>(pieces.to_vec(), porep::CHALLENGE_NAMESPACE);
     let one_piece = timed(&single, runs, 1, || in_pieces(one))?;
     let whole = timed(&all, runs, at_once, || in_pieces(&partition))?;
     report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole)

@@ -115,7 +115,7 @@ fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sect
                 .zip(public_inputs)
                 .take(cap)
                 .map(|(p, public_inputs)| PartitionWork {
-                    synthesize: Box::new(move || synthesize_pieces(p, porep::CHALLENGE_NAMESPACE)),
+                    synthesize: Box::new(move || synthesize_pieces::<Synthesized, _>(p, porep::CHALLENGE_NAMESPACE)),
                     public_inputs,
                 })
                 .collect();
@@ -126,7 +126,7 @@ fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sect
         kind: ProofKind::PorepC2,
         what: "PoRep C2".into(),
         built_s: secs(t),
-        first: Box::new(move || synthesize_pieces(first, porep::CHALLENGE_NAMESPACE)),
+        first: Box::new(move || synthesize_pieces::<Synthesized, _>(first, porep::CHALLENGE_NAMESPACE)),
         proofs,
     })
 }
