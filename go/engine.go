@@ -218,6 +218,8 @@ type EngineSettings struct {
 	// GPUMemoryBudget: bytes of each GPU cuzk may hold. In Settings, nil
 	// means no limit; lift a limit with ConfigureEngine({"gpu_memory_budget": null}).
 	GPUMemoryBudget *uint64 `json:"gpu_memory_budget,omitempty"`
+	// Synthesis: "full" or "witness".
+	Synthesis *string `json:"synthesis,omitempty"`
 }
 
 // GPUSelection is the gpus setting: every usable GPU (All), or the listed

@@ -257,6 +257,18 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 	if got, err := cuzk.Settings(); err != nil || got.GPUMemoryBudget != nil {
 		t.Errorf("lifted the GPU memory budget, in force %+v (%v)", got, err)
 	}
+	for _, mode := range []string{"witness", "full"} {
+		if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &mode}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cuzk.Settings(); err != nil || got.Synthesis == nil || *got.Synthesis != mode {
+			t.Errorf("configured synthesis %q, in force %+v (%v)", mode, got, err)
+		}
+	}
+	fast := "fast"
+	if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &fast}); engineCode(err) != cuzk.CodeInvalidArgument {
+		t.Errorf("synthesis %q: want CodeInvalidArgument, got %v", fast, err)
+	}
 	// Index 64 is no usable GPU on any machine this runs on.
 	bad := cuzk.GPUSelection{Indices: []uint{64}}
 	if err := cuzk.Configure(cuzk.EngineSettings{GPUs: &bad}); engineCode(err) != cuzk.CodeInvalidArgument {

@@ -18,11 +18,11 @@ use bellperson::groth16::{generate_random_parameters, prepare_verifying_key, ver
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
     api::prove::prove_circuits,
-    circuit::{synthesize, MulChain},
+    circuit::{synthesize, MulChain, Whole},
     engine::{
-        is_cancelled, requests,
+        is_cancelled, requests, synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
+        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesisMode, Verification, WaitOutcome,
     },
     groth16::{synthetic_srs, Proof, ProvingKey},
 };
@@ -53,16 +53,16 @@ fn chain(start: u64, links: usize) -> MulChain {
 fn partition(start: u64, links: usize) -> PartitionWork {
     let circuit = chain(start, links);
     let public_inputs = vec![circuit.output()];
-    PartitionWork { synthesize: Box::new(move || Ok(synthesize(circuit)?)), public_inputs }
+    PartitionWork { synthesize: synthesis_of(Whole(circuit)), public_inputs }
 }
 
 /// `partition(start, links)` whose synthesis runs `first` before the circuit.
 fn partition_after(start: u64, links: usize, first: impl FnOnce() + Send + 'static) -> PartitionWork {
     let PartitionWork { synthesize, public_inputs } = partition(start, links);
     PartitionWork {
-        synthesize: Box::new(move || {
+        synthesize: Box::new(move |kind| {
             first();
-            synthesize()
+            synthesize(kind)
         }),
         public_inputs,
     }
@@ -89,6 +89,7 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         post_memory_reserve: 0,
         gpus: None,
         gpu_memory_budget: None,
+        synthesis: SynthesisMode::Full,
     }
 }
 
@@ -319,9 +320,9 @@ fn a_failing_partition_fails_its_job_only() {
     let mut wrong = job(Priority::Low, 2, 10);
     wrong.partitions[1].public_inputs = vec![Fr::from(12345u64)];
     let mut failing = job(Priority::Low, 2, 11);
-    failing.partitions[0].synthesize = Box::new(|| Err(anyhow!("synthesis exploded")));
+    failing.partitions[0].synthesize = Box::new(|_| Err(anyhow!("synthesis exploded")));
     let mut panicking = job(Priority::Low, 1, 12);
-    panicking.partitions[0].synthesize = Box::new(|| panic!("a circuit bug"));
+    panicking.partitions[0].synthesize = Box::new(|_| panic!("a circuit bug"));
     let ids = [engine.submit(wrong).unwrap(), engine.submit(failing).unwrap(), engine.submit(panicking).unwrap()];
     let good = engine.submit(job(Priority::Low, 1, 13)).unwrap();
     let messages: Vec<String> = ids.iter().map(|&id| format!("{:#}", finished(&engine, id).unwrap_err())).collect();
@@ -331,6 +332,28 @@ fn a_failing_partition_fails_its_job_only() {
     assert_eq!(finished(&engine, good).unwrap().len(), 1);
     assert_eq!(engine.status().counters.jobs_failed, 3);
     assert_eq!(engine.status().memory.partitions_in_flight_bytes, 0, "failed partitions released their memory");
+}
+
+#[test]
+fn in_witness_mode_the_first_partition_records_the_circuit_and_every_proof_verifies() {
+    const WITNESS_LINKS: usize = 600;
+    let key = real_key(WITNESS_LINKS);
+    let engine = Engine::new(Config { synthesis: SynthesisMode::Witness, ..config(3, 4) });
+    let spec = |seed: u64, links: usize, partitions: u64| JobSpec {
+        key: key.clone(),
+        partitions: (0..partitions).map(|k| partition(seed * 100 + k, links)).collect(),
+        ..job(Priority::Low, 0, seed)
+    };
+    // Several partitions start at once: one records, the others wait for it.
+    let ids: Vec<JobId> = (1..4).map(|seed| engine.submit(spec(seed, WITNESS_LINKS, 3)).unwrap()).collect();
+    for id in ids {
+        assert_eq!(finished(&engine, id).unwrap().len(), 3, "every proof verified by the engine");
+    }
+    let matrices = key.matrices.get().expect("the key's circuit recorded");
+    assert_eq!(matrices.num_constraints(), synthesize(chain(1, WITNESS_LINKS)).unwrap().num_constraints());
+    // A circuit of another shape under the key: its witness does not fit.
+    let e = finished(&engine, engine.submit(spec(9, WITNESS_LINKS + 5, 1)).unwrap()).unwrap_err();
+    assert!(format!("{e:#}").contains("the circuit's recorded matrices"), "{e:#}");
 }
 
 /// The most partitions between synthesis start and proof end at any time.

@@ -18,8 +18,8 @@ use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, Stack
 use super::shape::with_shape;
 use super::{keys::KeyOf, prove::prove_works};
 use crate::{
-    circuit::{synthesize_pieces, Synthesized},
-    engine::{ProofKind, SynthesizeFn},
+    circuit::Pieces,
+    engine::{synthesis_of, ProofKind},
     groth16::{Proof, PROOF_BYTES},
 };
 
@@ -209,7 +209,7 @@ fn build<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output, per_challe
 fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
     let PartitionPieces { registered_proof, pieces, public_inputs } = partition_pieces::<Tree>(c1)?;
     let pk = KeyOf::Seal(registered_proof).load()?;
-    let synthesize = pieces.into_iter().map(|p| -> SynthesizeFn { Box::new(move || synthesize_pieces::<Synthesized, _>(p, CHALLENGE_NAMESPACE)) });
+    let synthesize = pieces.into_iter().map(|pieces| synthesis_of(Pieces { pieces, namespace: CHALLENGE_NAMESPACE }));
     prove_works(ProofKind::PorepC2, &pk, synthesize.collect(), public_inputs, &format!("{registered_proof:?}"))
 }
 

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use anyhow::{anyhow, ensure, Result};
+use anyhow::{ensure, Result};
 use bellperson::Circuit;
 use blstrs::Scalar as Fr;
 
 use crate::{
-    circuit::synthesize,
-    engine::{self, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification},
+    circuit::Whole,
+    engine::{self, synthesis_of, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification},
     groth16::{Proof, ProvingKey},
 };
 
@@ -26,10 +26,8 @@ pub fn prove_circuits<C: Circuit<Fr> + Send + 'static>(
     public_inputs: Vec<Vec<Fr>>,
     what: &str,
 ) -> Result<Vec<Proof>> {
-    let synthesize = circuits
-        .into_iter()
-        .map(|circuit| -> SynthesizeFn { Box::new(move || synthesize(circuit).map_err(|e| anyhow!("{e}"))) });
-    prove_works(kind, pk, synthesize.collect(), public_inputs, what)
+    let synthesize = circuits.into_iter().map(|circuit| synthesis_of(Whole(circuit))).collect();
+    prove_works(kind, pk, synthesize, public_inputs, what)
 }
 
 /// As `prove_circuits`, each partition given by how to synthesize it.

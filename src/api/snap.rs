@@ -22,8 +22,8 @@ use storage_proofs_update::{
 
 use super::{keys::KeyOf, prove::prove_works, shape::with_shape};
 use crate::{
-    circuit::{synthesize_segments, Joinable},
-    engine::{ProofKind, SynthesizeFn},
+    circuit::{synthesize_segments, Joinable, PartitionCircuit},
+    engine::{synthesis_of, ProofKind},
     groth16::PROOF_BYTES,
 };
 
@@ -50,6 +50,19 @@ pub struct UpdateCircuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
 pub fn challenge_of(name: &str) -> Option<usize> {
     let (_, rest) = name.split_once("(c_index=")?;
     rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
+}
+
+/// A partition's circuit for the engine: synthesized in pieces of its
+/// `challenges` (`synthesize_partition`).
+pub struct Partition<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> {
+    pub circuit: EmptySectorUpdateCircuit<Tree>,
+    pub challenges: usize,
+}
+
+impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> PartitionCircuit for Partition<Tree> {
+    fn synthesize_into<J: Joinable>(self) -> Result<J> {
+        synthesize_partition(self.circuit, self.challenges)
+    }
 }
 
 /// A partition's circuit synthesized in pieces of its challenges on rayon's
@@ -129,7 +142,7 @@ fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
 ) -> Result<Vec<u8>> {
     let UpdateCircuits { circuits, public_inputs, challenges } = partition_circuits::<Tree>(rp, vanilla, comms)?;
     let pk = KeyOf::Update(rp).load()?;
-    let synthesize = circuits.into_iter().map(|c| -> SynthesizeFn { Box::new(move || synthesize_partition(c, challenges)) });
+    let synthesize = circuits.into_iter().map(|circuit| synthesis_of(Partition { circuit, challenges }));
     let proofs = prove_works(ProofKind::SnapDeals, &pk, synthesize.collect(), public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {

@@ -37,6 +37,20 @@ pub struct Config {
     /// proof step's working memory; `None`: whatever is free. Leaves room for
     /// other GPU work on the same devices (sealing, another prover).
     pub gpu_memory_budget: Option<u64>,
+    /// How C2, SnapDeals and PoSt partitions are synthesized.
+    pub synthesis: SynthesisMode,
+}
+
+/// How a partition is synthesized.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynthesisMode {
+    /// Every constraint evaluated as the circuit runs.
+    #[default]
+    Full,
+    /// The witness alone; a, b and c from the circuit's matrices, recorded
+    /// from the first partition proved under its key.
+    Witness,
 }
 
 /// Fits a Winning PoSt partition of any sector size (~0.1 GB at 32 GiB).
@@ -84,6 +98,11 @@ impl Config {
             Some(v) => Some(parse_bytes(&v).context("CUZK_GPU_MEMORY_BUDGET")?),
             None => None,
         };
+        let synthesis = match var("CUZK_SYNTHESIS").as_deref().map(str::trim) {
+            None | Some("full") => SynthesisMode::Full,
+            Some("witness") => SynthesisMode::Witness,
+            Some(other) => bail!("CUZK_SYNTHESIS={other:?} is neither `full` nor `witness`"),
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
         let config = Config {
             param_cache,
@@ -94,6 +113,7 @@ impl Config {
             post_memory_reserve,
             gpus,
             gpu_memory_budget,
+            synthesis,
         };
         config.check()?;
         Ok(config)
@@ -236,6 +256,9 @@ mod tests {
         assert_eq!(d.post_memory_reserve, 1 << 30);
         assert_eq!(d.gpu_memory_budget, None);
         assert_eq!(from(&[("CUZK_GPU_MEMORY_BUDGET", "all")]).unwrap().gpu_memory_budget, None);
+        assert_eq!(d.synthesis, SynthesisMode::Full);
+        assert_eq!(from(&[("CUZK_SYNTHESIS", "witness")]).unwrap().synthesis, SynthesisMode::Witness);
+        assert_eq!(d.updated(br#"{"synthesis": "witness"}"#).unwrap().synthesis, SynthesisMode::Witness);
     }
 
     #[test]
@@ -247,6 +270,8 @@ mod tests {
         assert!(from(&[("CUZK_GPUS", "0,x")]).is_err());
         assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "0")]).is_err());
         assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "half")]).is_err());
+        assert!(from(&[("CUZK_SYNTHESIS", "fast")]).is_err());
+        assert!(from(&[]).unwrap().updated(br#"{"synthesis": "fast"}"#).is_err());
     }
 
     #[test]

@@ -7,7 +7,10 @@ use anyhow::Result;
 use blstrs::Scalar as Fr;
 use serde::Serialize;
 
-use crate::{circuit::Synthesized, groth16::ProvingKey};
+use crate::{
+    circuit::{Matrices, PartitionCircuit, Recorder, Synthesized, Witness},
+    groth16::ProvingKey,
+};
 
 /// The proof types the engine proves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -54,8 +57,38 @@ impl Priority {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct JobId(pub u64);
 
-/// Builds one partition's synthesized circuit; runs on a synthesis worker.
-pub type SynthesizeFn = Box<dyn FnOnce() -> Result<Synthesized> + Send>;
+/// What a partition's synthesis keeps of its circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SynthesisKind {
+    Full,
+    Witness,
+    /// The circuit's matrices, with the witness.
+    Record,
+}
+
+/// A partition's circuit, synthesized as a `SynthesisKind` asks.
+pub enum Synthesis {
+    Full(Synthesized),
+    Witness(Witness),
+    Recorded(Matrices, Witness),
+}
+
+/// Synthesizes one partition's circuit as asked; runs on a synthesis worker.
+pub type SynthesizeFn = Box<dyn FnOnce(SynthesisKind) -> Result<Synthesis> + Send>;
+
+/// The synthesis of `circuit`, in whichever system the engine asks for.
+pub fn synthesis_of<P: PartitionCircuit>(circuit: P) -> SynthesizeFn {
+    Box::new(move |kind| {
+        Ok(match kind {
+            SynthesisKind::Full => Synthesis::Full(circuit.synthesize_into()?),
+            SynthesisKind::Witness => Synthesis::Witness(circuit.synthesize_into()?),
+            SynthesisKind::Record => {
+                let (matrices, witness) = circuit.synthesize_into::<Recorder>()?.finish()?;
+                Synthesis::Recorded(matrices, witness)
+            }
+        })
+    })
+}
 
 /// One partition: how to synthesize it, and the public inputs (without the
 /// leading one) the verifier derives for it, which its proof must verify against.

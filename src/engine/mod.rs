@@ -11,6 +11,7 @@ pub mod prover;
 pub mod requests;
 pub mod scheduler;
 pub mod srs_cache;
+mod synthesis;
 pub mod status;
 pub mod timeline;
 
@@ -19,8 +20,11 @@ use std::{path::Path, sync::Arc};
 use anyhow::Result;
 use once_cell::sync::OnceCell;
 
-pub use config::Config;
-pub use job::{is_cancelled, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesizeFn, Verification};
+pub use config::{Config, SynthesisMode};
+pub use job::{
+    is_cancelled, synthesis_of, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Synthesis, SynthesisKind,
+    SynthesizeFn, Verification,
+};
 pub use scheduler::{Engine, WaitOutcome};
 
 use crate::groth16::{Proof, ProvingKey};

@@ -18,7 +18,10 @@ use anyhow::{bail, ensure, Context, Result};
 use bellperson::groth16::{prepare_verifying_key, Parameters, PreparedVerifyingKey, VerifyingKey};
 use blstrs::{Bls12, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
+use once_cell::sync::OnceCell;
 use rayon::prelude::*;
+
+use crate::circuit::Matrices;
 
 const G1_BYTES: usize = 96;
 const G2_BYTES: usize = 192;
@@ -37,6 +40,9 @@ pub struct ProvingKey {
     pub b_g2: Vec<G2Affine>,
     /// `vk` prepared for verification, once per key (every proof is verified).
     pub(super) prepared_vk: OnceLock<PreparedVerifyingKey<Bls12>>,
+    /// The R1CS of the circuit this key proves, recorded from the first
+    /// partition synthesized for it in witness mode.
+    pub matrices: OnceCell<Matrices>,
 }
 
 impl ProvingKey {
@@ -73,7 +79,7 @@ impl ProvingKey {
             !bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()),
             "delta is the point at infinity"
         );
-        Ok(Self { vk, h, l, a, b_g1, b_g2, prepared_vk: OnceLock::new() })
+        Ok(Self { vk, h, l, a, b_g1, b_g2, prepared_vk: OnceLock::new(), matrices: OnceCell::new() })
     }
 
     /// The verifying key prepared for pairing checks, computed on first use.
@@ -93,11 +99,12 @@ impl ProvingKey {
         }
     }
 
-    /// Bytes of host memory held by the decoded points.
+    /// Bytes of host memory held by the decoded points and the recorded matrices.
     pub fn size_bytes(&self) -> usize {
         let g1 = std::mem::size_of::<G1Affine>();
         (self.h.len() + self.l.len() + self.a.len() + self.b_g1.len() + self.vk.ic.len()) * g1
             + self.b_g2.len() * std::mem::size_of::<G2Affine>()
+            + self.matrices.get().map_or(0, Matrices::size_bytes)
     }
 }
 

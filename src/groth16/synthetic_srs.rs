@@ -168,6 +168,7 @@ pub fn key_for(cs: &Synthesized, seed: u64) -> ProvingKey {
         b_g1: g1_progression(b_len, k.b_g1),
         b_g2: g2_progression(b_len, k.b_g2),
         prepared_vk: Default::default(),
+        matrices: Default::default(),
     }
 }
 

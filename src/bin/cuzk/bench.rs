@@ -19,9 +19,10 @@ use anyhow::{bail, ensure, Context, Result};
 use bellperson::groth16::{generate_random_parameters, verify_proofs_batch};
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
-    circuit::{synthesize, MulChain},
+    circuit::{synthesize, MulChain, Whole},
     engine::{
         prover::prove,
+        synthesis_of,
         timeline::{Event, Stage},
         Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
     },
@@ -89,7 +90,7 @@ fn spec(kind: ProofKind, key: &Arc<ProvingKey>, links: usize, partitions: usize,
             .map(|k| {
                 let c = chain(seed * 1000 + k as u64, links);
                 let public_inputs = vec![c.output()];
-                PartitionWork { synthesize: Box::new(move || Ok(synthesize(c)?)), public_inputs }
+                PartitionWork { synthesize: synthesis_of(Whole(c)), public_inputs }
             })
             .collect(),
         verification: Verification::Required,

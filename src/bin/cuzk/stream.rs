@@ -20,7 +20,9 @@
 //! (the first partitions of each, default all), CUZK_BENCH_PROBES
 //! (Winning PoSt proofs, idle and under load, default 3), CUZK_BENCH_PROBE_GAP_S
 //! (seconds between probes under load, default 5), CUZK_BENCH_SVG; engine
-//! settings from CUZK_* (docs/CONFIG.md).
+//! settings from CUZK_* (docs/CONFIG.md; with CUZK_SYNTHESIS=witness the
+//! circuit's matrices are recorded before the stream, from the partition
+//! that sizes the key).
 
 use std::{
     sync::{
@@ -33,12 +35,13 @@ use std::{
 use anyhow::{bail, Context, Result};
 use cuzk::{
     api::{porep, random_vanilla, snap},
-    circuit::{synthesize, synthesize_pieces, Synthesized},
+    circuit::{synthesize, Matrices, Pieces, Synthesized, Whole},
     engine::{
         devices::gpu_status,
-        prover,
+        prover, synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification,
+        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, Synthesis, SynthesisKind, SynthesisMode, SynthesizeFn,
+        Verification,
     },
     groth16::{synthetic_srs, ProvingKey},
 };
@@ -114,8 +117,8 @@ fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sect
                 .into_iter()
                 .zip(public_inputs)
                 .take(cap)
-                .map(|(p, public_inputs)| PartitionWork {
-                    synthesize: Box::new(move || synthesize_pieces::<Synthesized, _>(p, porep::CHALLENGE_NAMESPACE)),
+                .map(|(pieces, public_inputs)| PartitionWork {
+                    synthesize: synthesis_of(Pieces { pieces, namespace: porep::CHALLENGE_NAMESPACE }),
                     public_inputs,
                 })
                 .collect();
@@ -126,7 +129,7 @@ fn porep_inputs<Tree: 'static + MerkleTreeTrait>(seal: RegisteredSealProof, sect
         kind: ProofKind::PorepC2,
         what: "PoRep C2".into(),
         built_s: secs(t),
-        first: Box::new(move || synthesize_pieces::<Synthesized, _>(first, porep::CHALLENGE_NAMESPACE)),
+        first: synthesis_of(Pieces { pieces: first, namespace: porep::CHALLENGE_NAMESPACE }),
         proofs,
     })
 }
@@ -150,7 +153,7 @@ fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
         for k in 0..partitions.min(cap) {
             let c = circuit((i * partitions + k) as u64 + 1)?;
             let public_inputs = c.pub_inputs.to_vec();
-            let synthesize: SynthesizeFn = Box::new(move || snap::synthesize_partition(c, challenges));
+            let synthesize = synthesis_of(snap::Partition { circuit: c, challenges });
             work.push(PartitionWork { synthesize, public_inputs });
         }
         proofs.push((format!("{update:?} sector {i}"), work));
@@ -159,13 +162,27 @@ fn snap_inputs<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
         kind: ProofKind::SnapDeals,
         what: "SnapDeals".into(),
         built_s: secs(t),
-        first: Box::new(move || snap::synthesize_partition(first, challenges)),
+        first: synthesis_of(snap::Partition { circuit: first, challenges }),
         proofs,
     })
 }
 
 fn secs(t: Instant) -> f64 {
     t.elapsed().as_secs_f64()
+}
+
+/// The first partition synthesized, for the key's shape; in witness mode
+/// with the circuit's matrices recorded from it, for the key, so that the
+/// stream shows the steady state (a process records once per circuit).
+fn first_partition(first: SynthesizeFn, mode: SynthesisMode) -> Result<(Synthesized, Option<Matrices>)> {
+    match (mode, first(match mode {
+        SynthesisMode::Full => SynthesisKind::Full,
+        SynthesisMode::Witness => SynthesisKind::Record,
+    })?) {
+        (SynthesisMode::Full, Synthesis::Full(cs)) => Ok((cs, None)),
+        (SynthesisMode::Witness, Synthesis::Recorded(matrices, witness)) => Ok((matrices.evaluate(witness)?, Some(matrices))),
+        _ => bail!("the first partition's synthesis gave another kind than asked"),
+    }
 }
 
 /// A key of valid points for `cs`'s shape.
@@ -182,13 +199,17 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
     let StreamInputs { kind, what, built_s, first, proofs } = inputs;
     let sectors = proofs.len();
 
+    let config = Config::from_env()?;
     let t = Instant::now();
-    let cs: Synthesized = first()?;
+    let (cs, matrices) = first_partition(first, config.synthesis)?;
     let first_synthesis_s = secs(t);
     let constraints = cs.num_constraints();
     let t = Instant::now();
     let key = key_for(&cs);
     drop(cs);
+    if let Some(matrices) = matrices {
+        let _ = key.matrices.set(matrices);
+    }
     let key_s = secs(t);
     eprintln!("stream: {sector} {what} partition of {constraints} constraints synthesized in {first_synthesis_s:.1} s; key ({} bytes) in {key_s:.1} s", key.size_bytes());
 
@@ -205,7 +226,6 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
     prover::warm(&post_key)?;
     let upload_s = secs(t);
 
-    let config = Config::from_env()?;
     let engine = Engine::new(config.clone());
     let winning_job = |seed: u64| -> Result<JobId> {
         let circuit = post.clone();
@@ -214,7 +234,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
             priority: ProofKind::WinningPost.default_priority(),
             label: format!("{winning:?} probe {seed}"),
             key: post_key.clone(),
-            partitions: vec![PartitionWork { synthesize: Box::new(move || Ok(synthesize(circuit)?)), public_inputs: post_inputs.clone() }],
+            partitions: vec![PartitionWork { synthesize: synthesis_of(Whole(circuit)), public_inputs: post_inputs.clone() }],
             verification: Verification::TimingOnly,
         })
     };

@@ -405,7 +405,7 @@ mod tests {
             label: format!("{priority:?}"),
             key,
             partitions: (0..partitions)
-                .map(|_| PartitionWork { synthesize: Box::new(|| unreachable!()), public_inputs: Vec::new() })
+                .map(|_| PartitionWork { synthesize: Box::new(|_| unreachable!()), public_inputs: Vec::new() })
                 .collect(),
             verification: Verification::Required,
         };
@@ -445,6 +445,7 @@ mod tests {
             post_memory_reserve,
             gpus: None,
             gpu_memory_budget: None,
+            synthesis: crate::engine::SynthesisMode::Full,
         }
     }
 

@@ -24,6 +24,7 @@ use crate::{
     engine::{
         bulk_pool,
         job::{JobState, PartitionWork, Priority, Verification},
+        synthesis,
         prover::{self, Placement, Timed},
         timeline::{ProofStages, Stage},
     },
@@ -41,22 +42,29 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
     loop {
-        let (key, work, bytes, shares) = {
+        let (key, work, bytes, shares, pk, mode) = {
             let mut st = lock(&shared.state);
             loop {
                 if st.synthesis_worker_retires() {
                     return;
                 }
-                if let Some(taken) = st.take_synthesis() {
-                    st.record(shared.started, taken.0, Stage::SynthesisStart, worker);
-                    break taken;
+                if let Some((key, work, bytes, shares)) = st.take_synthesis() {
+                    st.record(shared.started, key, Stage::SynthesisStart, worker);
+                    let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
+                    break (key, work, bytes, shares, pk, st.config.synthesis);
                 }
                 st = shared.synthesis_cv.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         };
         let start = Instant::now();
         let PartitionWork { synthesize, public_inputs } = work;
-        let synthesize = || catch_unwind(AssertUnwindSafe(synthesize)).unwrap_or_else(|p| Err(panic_error(p)));
+        let synthesize = || {
+            catch_unwind(AssertUnwindSafe(|| match &pk {
+                Some(pk) => synthesis::synthesize(synthesize, pk, mode),
+                None => bail!("the job finished before its partition was synthesized"),
+            }))
+            .unwrap_or_else(|p| Err(panic_error(p)))
+        };
         let result = if key.rank == Priority::Low.rank() { bulk_pool::install(synthesize) } else { synthesize() };
         let mut st = lock(&shared.state);
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
