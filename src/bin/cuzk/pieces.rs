@@ -13,17 +13,24 @@
 //! synthesis that scales has an efficiency near 1 and little system time;
 //! page faults show memory the kernel had to hand out (first touch).
 //!
+//! With CUZK_BENCH_WITNESS=1, the same partition again as the engine's
+//! witness mode synthesizes it: its matrices recorded once (timed), then
+//! its witness alone on every thread, and its witness with a, b, c
+//! evaluated from the matrices; each run's wall and CPU seconds beside full
+//! synthesis's.
+//!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
 //! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),
 //! CUZK_BENCH_AT_ONCE (partitions synthesized at once on the pool, as the
-//! engine's synthesis workers do; default 1), RAYON_NUM_THREADS.
+//! engine's synthesis workers do; default 1), CUZK_BENCH_WITNESS,
+//! RAYON_NUM_THREADS.
 
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use cuzk::{
     api::{porep, random_vanilla, snap},
-    circuit::{segment_pieces, synthesize, synthesize_pieces, Synthesized},
+    circuit::{segment_pieces, synthesize, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Witness},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
@@ -49,35 +56,47 @@ pub fn run() -> Result<()> {
     }
 }
 
-/// Runs `synthesize` on `pool` `runs` times, `at_once` partitions at a time
-/// from as many threads (as the engine's synthesis workers share its pool):
-/// one JSON row per run.
+/// One run of `f`: its wall and CPU seconds, minor page faults and the
+/// process's peak RSS so far.
+fn measured<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, Value)> {
+    let (before, start) = (usage(), Instant::now());
+    let out = f()?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let after = usage();
+    let (user_s, system_s) = (after.user_s - before.user_s, after.system_s - before.system_s);
+    let row = json!({
+        "wall_s": wall_s,
+        "user_s": user_s,
+        "system_s": system_s,
+        "cpu_s": user_s + system_s,
+        "minor_faults": after.minor_faults - before.minor_faults,
+        "process_peak_rss_bytes": after.peak_rss_bytes,
+    });
+    Ok((out, row))
+}
+
+/// Runs `synthesize` (giving the constraints synthesized) on `pool` `runs`
+/// times, `at_once` partitions at a time from as many threads (as the
+/// engine's synthesis workers share its pool): one JSON row per run.
 fn timed(
     pool: &rayon::ThreadPool,
     runs: usize,
     at_once: usize,
-    synthesize: impl Fn() -> Result<Synthesized> + Send + Sync,
+    synthesize: impl Fn() -> Result<usize> + Send + Sync,
 ) -> Result<Vec<Value>> {
     (0..runs)
         .map(|_| {
-            let (before, start) = (usage(), Instant::now());
-            let done: Vec<Result<Synthesized>> = std::thread::scope(|scope| {
-                let workers: Vec<_> = (0..at_once).map(|_| scope.spawn(|| pool.install(&synthesize))).collect();
-                workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a synthesis panicked")))).collect()
-            });
-            let wall_s = start.elapsed().as_secs_f64();
-            let after = usage();
-            let constraints = done.into_iter().map(|cs| cs.map(|cs| cs.num_constraints())).collect::<Result<Vec<_>>>()?;
-            Ok(json!({
-                "partitions": at_once,
-                "constraints": constraints[0],
-                "wall_s": wall_s,
-                "partitions_per_minute": at_once as f64 * 60.0 / wall_s,
-                "user_s": after.user_s - before.user_s,
-                "system_s": after.system_s - before.system_s,
-                "minor_faults": after.minor_faults - before.minor_faults,
-                "process_peak_rss_bytes": after.peak_rss_bytes,
-            }))
+            let (constraints, mut row) = measured(|| {
+                std::thread::scope(|scope| {
+                    let workers: Vec<_> = (0..at_once).map(|_| scope.spawn(|| pool.install(&synthesize))).collect();
+                    let done = workers.into_iter().map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a synthesis panicked"))));
+                    done.collect::<Result<Vec<usize>>>()
+                })
+            })?;
+            row["partitions"] = at_once.into();
+            row["constraints"] = constraints[0].into();
+            row["partitions_per_minute"] = (at_once as f64 * 60.0 / row["wall_s"].as_f64().unwrap_or(f64::NAN)).into();
+            Ok(row)
         })
         .collect()
 }
@@ -96,7 +115,15 @@ fn pools() -> Result<(rayon::ThreadPool, rayon::ThreadPool)> {
 
 /// The JSON report: `baseline` (one thread) stands for `baseline_times` of
 /// its median, the one-thread cost of the whole partition.
-fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&str, Vec<Value>, usize), whole: Vec<Value>) -> Result<()> {
+fn report(
+    sector: &str,
+    proof: &str,
+    pieces: usize,
+    threads: usize,
+    baseline: (&str, Vec<Value>, usize),
+    whole: Vec<Value>,
+    witness: Option<Value>,
+) -> Result<()> {
     let (name, baseline, baseline_times) = baseline;
     let (one_s, whole_s) = (median_at(&baseline, "/wall_s"), median_at(&whole, "/wall_s"));
     let at_once = whole.first().and_then(|r| r["partitions"].as_u64()).unwrap_or(1) as f64;
@@ -108,8 +135,9 @@ fn report(sector: &str, proof: &str, pieces: usize, threads: usize, baseline: (&
         "pieces": pieces,
         name: { "runs": baseline, "wall_median_s": one_s },
         "partitions_at_once": at_once,
-        "partition_all_threads": { "runs": whole, "wall_median_s": whole_s },
         "parallel_efficiency": efficiency,
+        "witness_mode": witness,
+        "partition_all_threads": { "wall_median_s": whole_s, "cpu_median_s": median_at(&whole, "/cpu_s"), "runs": whole },
     });
     println!("{}", serde_json::to_string_pretty(&report)?);
     Ok(())
@@ -124,10 +152,40 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     let (single, all) = pools()?;
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} PoRep partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
-    let in_pieces = |pieces: &[_]| synthesize_pieces::<Synthesized, _>(pieces.to_vec(), porep::CHALLENGE_NAMESPACE);
-    let one_piece = timed(&single, runs, 1, || in_pieces(one))?;
-    let whole = timed(&all, runs, at_once, || in_pieces(&partition))?;
-    report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole)
+    let in_pieces = |pieces: &[_]| Pieces { pieces: pieces.to_vec(), namespace: porep::CHALLENGE_NAMESPACE };
+    let full = |pieces: &[_]| Ok(in_pieces(pieces).synthesize_into::<Synthesized>()?.num_constraints());
+    let one_piece = timed(&single, runs, 1, || full(one))?;
+    let whole = timed(&all, runs, at_once, || full(&partition))?;
+    let witness = witness_mode(&all, runs, at_once, || Ok(in_pieces(&partition)))?;
+    report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole, witness)
+}
+
+/// With CUZK_BENCH_WITNESS=1, the partition as the engine's witness mode
+/// synthesizes it: recorded once, then its witness alone, and its witness
+/// with a, b, c evaluated from the matrices, `runs` times each.
+fn witness_mode<P: PartitionCircuit>(
+    pool: &rayon::ThreadPool,
+    runs: usize,
+    at_once: usize,
+    partition: impl Fn() -> Result<P> + Send + Sync,
+) -> Result<Option<Value>> {
+    if env_usize("CUZK_BENCH_WITNESS", 0)? == 0 {
+        return Ok(None);
+    }
+    let (matrices, record) = measured(|| Ok(pool.install(|| partition()?.synthesize_into::<Recorder>())?.finish()?.0))?;
+    let matrices: &Matrices = &matrices;
+    let witness = || pool.install(|| partition()?.synthesize_into::<Witness>());
+    let witness_only = timed(pool, runs, at_once, || {
+        matrices.check_witness(&witness()?)?;
+        Ok(matrices.num_constraints())
+    })?;
+    let with_abc = timed(pool, runs, at_once, || Ok(pool.install(|| matrices.evaluate(witness()?))?.num_constraints()))?;
+    Ok(Some(json!({
+        "matrices": { "bytes": matrices.size_bytes(), "terms": matrices.num_terms(), "distinct_coefficients": matrices.coeffs.len() },
+        "record": record,
+        "witness_only": { "wall_median_s": median_at(&witness_only, "/wall_s"), "cpu_median_s": median_at(&witness_only, "/cpu_s"), "runs": witness_only },
+        "witness_and_abc": { "wall_median_s": median_at(&with_abc, "/wall_s"), "cpu_median_s": median_at(&with_abc, "/cpu_s"), "runs": with_abc },
+    })))
 }
 
 fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &str, update: RegisteredUpdateProof) -> Result<()> {
@@ -138,8 +196,9 @@ fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &st
     let (single, all) = pools()?;
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} SnapDeals partition of {challenges} challenges: on one thread as bellperson does, then in pieces on {threads}");
-    let one_thread = timed(&single, runs, 1, || Ok(synthesize(circuit()?)?))?;
-    let whole = timed(&all, runs, at_once, || snap::synthesize_partition(circuit()?, challenges))?;
+    let one_thread = timed(&single, runs, 1, || Ok(synthesize(circuit()?)?.num_constraints()))?;
+    let whole = timed(&all, runs, at_once, || Ok(snap::synthesize_partition::<Synthesized, _>(circuit()?, challenges)?.num_constraints()))?;
     let pieces = all.install(|| segment_pieces(challenges));
-    report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole)
+    let witness = witness_mode(&all, runs, at_once, || Ok(snap::Partition { circuit: circuit()?, challenges }))?;
+    report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole, witness)
 }
