@@ -1,6 +1,7 @@
 //! The GPU backend computes what the CPU computes: MSMs in G1 and G2 (zero
 //! scalars, points at infinity, sizes that are not powers of two), the H
-//! polynomial through NTTs, and — for fixed r and s — the same proof bytes, on
+//! polynomial through NTTs, a, b and c from a circuit's recorded matrices,
+//! and — for fixed r and s — the same proof bytes, on
 //! synthetic circuits and on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and
 //! SnapDeals circuits.
 //!
@@ -12,10 +13,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
-    api::{porep, post, sample, snap},
-    circuit::{synthesize, MulChain, Synthesized},
+    api::{porep, post, random_vanilla, sample, snap},
+    circuit::{record, synthesize, synthesize_witness, MulChain, Synthesized},
     engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
-    gpu::{self, Device, DevicePoints, GpuProver, HPlan},
+    gpu::{self, Device, DeviceMatrices, DevicePoints, GpuProver, HPlan},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
@@ -141,6 +142,29 @@ fn proofs_equal_cpu_bytes_on_the_2kib_porep_circuit() {
     let cs = synthesize(parts.circuits.into_iter().next().unwrap()).unwrap();
     let pk = synthetic_srs::key_for(&cs, 2048);
     assert_same_proofs(cs, pk, "2 KiB PoRep partition");
+}
+
+#[test]
+fn abc_from_recorded_matrices_on_the_device_equal_the_cpus() {
+    let _gpu = exclusive();
+    // Matrices of one 2 KiB PoRep partition (1500-odd distinct coefficients),
+    // a witness of another sector; and a chain of every size of row.
+    let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let circuit = |seed| porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, seed).unwrap()).unwrap().circuits.remove(0);
+    let chain = |start: u64| MulChain { start: Fr::from(start), links: (1 << 16) + 3 };
+    let cases = [(record(circuit(3)).unwrap().0, synthesize_witness(circuit(4)).unwrap(), "2 KiB PoRep"),
+        (record(chain(3)).unwrap().0, synthesize_witness(chain(9)).unwrap(), "chain")];
+    for (matrices, witness, what) in cases {
+        let on_device = DeviceMatrices::upload(device(), &matrices).unwrap();
+        let abc = on_device.evaluate(&witness).unwrap();
+        let mut short = witness.clone();
+        short.aux.pop();
+        let e = on_device.evaluate(&short).err().expect("a witness of another shape is an error");
+        assert!(format!("{e:#}").contains("does not fit"), "{e:#}");
+        let cpu = matrices.evaluate(witness).unwrap();
+        assert!(abc.a == cpu.a && abc.b == cpu.b && abc.c == cpu.c, "{what}: a, b, c differ from the CPU's");
+        assert!(abc.kernel_seconds > 0.0, "{what}");
+    }
 }
 
 /// A folder of its own for a sealed sector, removed afterwards.

@@ -135,6 +135,37 @@ impl Matrices {
         self.a.terms.len() + self.b.terms.len() + self.c.terms.len()
     }
 
+    /// Checks that the matrices are well formed: every row's terms within
+    /// the matrix, every column a variable, every code a coefficient, 1 and
+    /// -1 where their codes say, densities of the variables' counts. What
+    /// the recorder makes always is; matrices from elsewhere (a file, a
+    /// device upload's caller) are checked before any index is trusted.
+    pub fn check(&self) -> Result<()> {
+        let num_z = self.num_inputs + self.num_aux;
+        ensure!(self.coeffs.len() >= 2 && self.coeffs[0] == Fr::ONE && self.coeffs[1] == -Fr::ONE, "coefficient codes 0 and 1 are not 1 and -1");
+        ensure!(
+            self.a_aux_density.len() == self.num_aux
+                && self.b_aux_density.len() == self.num_aux
+                && self.b_input_density.len() == self.num_inputs,
+            "densities do not match the variable counts"
+        );
+        for (name, m) in [("A", &self.a), ("B", &self.b), ("C", &self.c)] {
+            ensure!(m.rows() == self.a.rows(), "matrix {name} has {} rows, A {}", m.rows(), self.a.rows());
+            ensure!(
+                m.row_starts[0] == 0
+                    && m.row_starts.windows(2).all(|w| w[0] <= w[1])
+                    && m.row_starts[m.rows()] as usize == m.terms.len(),
+                "matrix {name}: row starts do not ascend to its {} terms",
+                m.terms.len()
+            );
+            ensure!(
+                m.terms.par_iter().all(|t| (t.column as usize) < num_z && (t.coeff as usize) < self.coeffs.len()),
+                "matrix {name}: a term's column or coefficient code is out of range"
+            );
+        }
+        Ok(())
+    }
+
     /// Checks that `w` is an assignment of this circuit's shape.
     pub fn check_witness(&self, w: &Witness) -> Result<()> {
         ensure!(

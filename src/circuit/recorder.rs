@@ -335,6 +335,24 @@ mod tests {
     }
 
     #[test]
+    fn recorded_matrices_pass_their_check_and_broken_ones_do_not() {
+        let (m, _) = record(Mixed { seed: 2, split: true }).unwrap();
+        m.check().unwrap();
+        let broken: [(&str, Box<dyn Fn(&mut Matrices)>); 5] = [
+            ("column", Box::new(|m| m.b.terms[0].column = (m.num_inputs + m.num_aux) as u32)),
+            ("code", Box::new(|m| m.c.terms[0].coeff = m.coeffs.len() as u32)),
+            ("row starts", Box::new(|m| m.a.row_starts[1] = m.a.row_starts[2] + 1)),
+            ("last row start", Box::new(|m| *m.a.row_starts.last_mut().unwrap() -= 1)),
+            ("one", Box::new(|m| m.coeffs[0] = Fr::from(2u64))),
+        ];
+        for (what, breaks) in broken {
+            let mut bad = m.clone();
+            breaks(&mut bad);
+            assert!(bad.check().is_err(), "{what}");
+        }
+    }
+
+    #[test]
     fn a_witness_of_another_shape_is_an_error() {
         let (m, mut w) = record(MulChain { start: Fr::from(3u64), links: 10 }).unwrap();
         w.aux.pop();

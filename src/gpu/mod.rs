@@ -6,6 +6,7 @@ mod devices;
 mod direct;
 mod h_poly;
 mod prover;
+mod r1cs;
 mod resident;
 mod sys;
 
@@ -13,4 +14,5 @@ pub use devices::{devices, Device};
 pub use direct::{h_coefficients, DevicePoints};
 pub use h_poly::HPlan;
 pub use prover::GpuProver;
+pub use r1cs::{DeviceAbc, DeviceMatrices};
 pub use resident::{drop_unused_keys, working_bytes};

@@ -8,6 +8,8 @@ use anyhow::{bail, Result};
 use blst::{blst_p1, blst_p2};
 use blstrs::{G1Affine, G2Affine, Scalar as Fr};
 
+use crate::circuit::Term;
+
 /// Mirrors `cuzk_gpu_info_t` in cuda/devices.cu.
 #[repr(C)]
 pub struct GpuInfo {
@@ -22,6 +24,9 @@ pub struct GpuInfo {
 
 /// An `srs_query_t` object of cuda/srs_msm.cuh.
 pub type RawQuery = *mut c_void;
+
+/// A `device_r1cs_t` object of cuda/r1cs.cu.
+pub type RawR1cs = *mut c_void;
 
 extern "C" {
     pub fn cuzk_gpu_count(count: *mut usize) -> sppark::Error;
@@ -59,6 +64,27 @@ extern "C" {
     ) -> sppark::Error;
     pub fn cuzk_gpu_g2_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
     pub fn cuzk_gpu_g2_query_free(query: RawQuery);
+    pub fn cuzk_gpu_r1cs_new(
+        device: c_int,
+        row_starts: *const *const u32,
+        terms: *const *const Term,
+        nterms: *const usize,
+        rows: usize,
+        coeffs: *const Fr,
+        ncoeffs: usize,
+        num_z: usize,
+        out: *mut RawR1cs,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_r1cs_evaluate(
+        r1cs: RawR1cs,
+        inputs: *const Fr,
+        num_inputs: usize,
+        aux: *const Fr,
+        num_aux: usize,
+        out: *const *mut Fr,
+        kernel_ms: *mut f32,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_r1cs_free(r1cs: RawR1cs);
 }
 
 /// `Ok` for code 0, else the message of the error.

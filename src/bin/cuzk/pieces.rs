@@ -17,7 +17,8 @@
 //! witness mode synthesizes it: its matrices recorded once (timed), then
 //! its witness alone on every thread, and its witness with a, b, c
 //! evaluated from the matrices; each run's wall and CPU seconds beside full
-//! synthesis's.
+//! synthesis's; with the `cuda` feature and a GPU, a, b, c evaluated on the
+//! device too (checked equal to the CPU's).
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
 //! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),
@@ -160,6 +161,38 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole, witness)
 }
 
+/// With a GPU: the matrices uploaded, then a, b, c of `witness` evaluated
+/// there `runs` times (the kernels alone, and with the witness's upload and
+/// a, b, c's download), checked equal to the CPU's.
+#[cfg(feature = "cuda")]
+fn abc_on_gpu(matrices: &Matrices, witness: Witness, runs: usize) -> Result<Value> {
+    let Some(device) = cuzk::gpu::devices().first() else { return Ok(Value::Null) };
+    let (on_device, upload) = measured(|| cuzk::gpu::DeviceMatrices::upload(device, matrices))?;
+    let mut rows = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let (abc, mut row) = measured(|| on_device.evaluate(&witness))?;
+        row["kernel_s"] = abc.kernel_seconds.into();
+        rows.push(row);
+        last = Some(abc);
+    }
+    let abc = last.context("no run")?;
+    let cpu = matrices.evaluate(witness)?;
+    anyhow::ensure!(abc.a == cpu.a && abc.b == cpu.b && abc.c == cpu.c, "a, b, c on the GPU differ from the CPU's");
+    Ok(json!({
+        "device": device.name,
+        "upload": upload,
+        "kernel_median_s": median_at(&rows, "/kernel_s"),
+        "with_copies_median_s": median_at(&rows, "/wall_s"),
+        "runs": rows,
+    }))
+}
+
+#[cfg(not(feature = "cuda"))]
+fn abc_on_gpu(_: &Matrices, _: Witness, _: usize) -> Result<Value> {
+    Ok(Value::Null)
+}
+
 /// With CUZK_BENCH_WITNESS=1, the partition as the engine's witness mode
 /// synthesizes it: recorded once, then its witness alone, and its witness
 /// with a, b, c evaluated from the matrices, `runs` times each.
@@ -180,8 +213,10 @@ fn witness_mode<P: PartitionCircuit>(
         Ok(matrices.num_constraints())
     })?;
     let with_abc = timed(pool, runs, at_once, || Ok(pool.install(|| matrices.evaluate(witness()?))?.num_constraints()))?;
+    let abc_on_gpu = abc_on_gpu(matrices, witness()?, runs)?;
     Ok(Some(json!({
         "matrices": { "bytes": matrices.size_bytes(), "terms": matrices.num_terms(), "distinct_coefficients": matrices.coeffs.len() },
+        "abc_on_gpu": abc_on_gpu,
         "record": record,
         "witness_only": { "wall_median_s": median_at(&witness_only, "/wall_s"), "cpu_median_s": median_at(&witness_only, "/cpu_s"), "runs": witness_only },
         "witness_and_abc": { "wall_median_s": median_at(&with_abc, "/wall_s"), "cpu_median_s": median_at(&with_abc, "/cpu_s"), "runs": with_abc },
