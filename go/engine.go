@@ -220,6 +220,8 @@ type EngineSettings struct {
 	GPUMemoryBudget *uint64 `json:"gpu_memory_budget,omitempty"`
 	// Synthesis: "full" or "witness".
 	Synthesis *string `json:"synthesis,omitempty"`
+	// MatricesFiles: in witness mode, recorded matrices kept in files beside the keys.
+	MatricesFiles *bool `json:"matrices_files,omitempty"`
 }
 
 // GPUSelection is the gpus setting: every usable GPU (All), or the listed

@@ -265,6 +265,13 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 			t.Errorf("configured synthesis %q, in force %+v (%v)", mode, got, err)
 		}
 	}
+	off := false
+	if err := cuzk.Configure(cuzk.EngineSettings{MatricesFiles: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cuzk.Settings(); err != nil || got.MatricesFiles == nil || *got.MatricesFiles {
+		t.Errorf("configured no matrices files, in force %+v (%v)", got, err)
+	}
 	fast := "fast"
 	if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &fast}); engineCode(err) != cuzk.CodeInvalidArgument {
 		t.Errorf("synthesis %q: want CodeInvalidArgument, got %v", fast, err)

@@ -90,6 +90,7 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         gpus: None,
         gpu_memory_budget: None,
         synthesis: SynthesisMode::Full,
+        matrices_files: false,
     }
 }
 

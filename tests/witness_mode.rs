@@ -11,7 +11,7 @@ use bellperson::Circuit;
 use blstrs::Scalar as Fr;
 use cuzk::{
     api::{keys::KeyOf, params, porep, post, sample, snap},
-    circuit::{synthesize, synthesize_witness},
+    circuit::{matrices_file, synthesize, synthesize_witness},
     engine,
     groth16::{self, ProvingKey},
 };
@@ -37,7 +37,7 @@ fn same_bytes<C: Circuit<Fr>>(pk: &ProvingKey, [circuit, copy]: [C; 2], what: &s
 }
 
 #[test]
-fn c2_proves_from_recorded_matrices_and_verifies_with_stock() {
+fn c2_proves_from_recorded_matrices_kept_in_a_file_and_verifies_with_stock() {
     witness_mode();
     let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
     for seed in [71, 72] {
@@ -49,6 +49,50 @@ fn c2_proves_from_recorded_matrices_and_verifies_with_stock() {
         for (k, c) in circuits.circuits.into_iter().enumerate() {
             same_bytes(&pk, [c.clone(), c], &format!("C2 sector {seed} partition {k}"));
         }
+    }
+    c2_matrices_file(rp);
+}
+
+/// The matrices file beside the C2 key: written after a recording, read by
+/// the next load of the key, recorded again (and replaced) when damaged.
+fn c2_matrices_file(rp: RegisteredSealProof) {
+    let s = common::sealed_2kib(75);
+    let prove = || {
+        let proof = porep::seal_commit_phase2(&s.c1_json, s.sector_id, s.prover_id).unwrap();
+        assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
+    };
+    let (path, key) = engine::synthesis::matrices_path(&KeyOf::Seal(rp).load().unwrap()).expect("a key read from a file");
+    let _ = std::fs::remove_file(&path);
+    KeyOf::Seal(rp).evict().unwrap();
+    prove();
+    eventually("the matrices file", || path.exists());
+    let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+
+    // A fresh load of the key reads the file: nothing is recorded, so nothing rewritten.
+    KeyOf::Seal(rp).evict().unwrap();
+    prove();
+    assert!(KeyOf::Seal(rp).load().unwrap().matrices.get().is_some());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written, "the file was recorded again");
+
+    // A damaged file is refused: the circuit is recorded again, the proof verifies, the file is replaced.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 3;
+    bytes[at] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    KeyOf::Seal(rp).evict().unwrap();
+    prove();
+    let pk = KeyOf::Seal(rp).load().unwrap();
+    let (inputs, aux) = (pk.vk.ic.len(), pk.l.len());
+    eventually("the replaced matrices file", || matrices_file::read(&path, &key, inputs, aux).is_ok());
+}
+
+/// Waits until `done`, at most a minute.
+fn eventually(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 

@@ -48,6 +48,21 @@ impl Density {
         }
     }
 
+    /// The marks as words of 64 variables, the first variable in the lowest bit.
+    pub fn words(&self) -> &[u64] {
+        &self.bits
+    }
+
+    /// The density of `len` variables marked as `words` say; bits past `len`
+    /// must be clear.
+    pub fn from_words(words: Vec<u64>, len: usize) -> Option<Self> {
+        if words.len() != len.div_ceil(64) || (len % 64 != 0 && words.last().is_some_and(|w| w >> (len % 64) != 0)) {
+            return None;
+        }
+        let count = words.par_iter().map(|w| w.count_ones() as usize).sum();
+        Some(Density { bits: words, len, count })
+    }
+
     pub fn is_set(&self, idx: usize) -> bool {
         self.bits[idx / 64] & (1u64 << (idx % 64)) != 0
     }
@@ -140,6 +155,23 @@ mod tests {
         joined.merge_prefix(&other, 69);
         assert_eq!(joined.count(), 6, "5 is new, 3 was marked, 69 is past the prefix");
         assert!(joined.is_set(5) && !joined.is_set(69));
+    }
+
+    #[test]
+    fn words_round_trip_and_stray_bits_are_refused() {
+        let mut d = Density::default();
+        for i in 0..130 {
+            d.push();
+            if i % 3 == 0 {
+                d.mark(i);
+            }
+        }
+        assert_eq!(Density::from_words(d.words().to_vec(), 130), Some(d.clone()));
+        let mut stray = d.words().to_vec();
+        stray[2] |= 1 << 5;
+        assert_eq!(Density::from_words(stray, 130), None);
+        assert_eq!(Density::from_words(d.words().to_vec(), 200), None);
+        assert_eq!(Density::from_words(Vec::new(), 0), Some(Density::default()));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod bench_circuit;
 mod density;
 mod joinable;
 mod matrices;
+pub mod matrices_file;
 mod par_copy;
 mod partition;
 mod pieces;

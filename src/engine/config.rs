@@ -39,6 +39,9 @@ pub struct Config {
     pub gpu_memory_budget: Option<u64>,
     /// How C2, SnapDeals and PoSt partitions are synthesized.
     pub synthesis: SynthesisMode,
+    /// In witness mode, whether a circuit's recorded matrices are read from
+    /// and written to a file beside its proving key.
+    pub matrices_files: bool,
 }
 
 /// How a partition is synthesized.
@@ -103,6 +106,11 @@ impl Config {
             Some("witness") => SynthesisMode::Witness,
             Some(other) => bail!("CUZK_SYNTHESIS={other:?} is neither `full` nor `witness`"),
         };
+        let matrices_files = match var("CUZK_MATRICES_FILES").as_deref().map(str::trim) {
+            None | Some("1" | "true") => true,
+            Some("0" | "false") => false,
+            Some(other) => bail!("CUZK_MATRICES_FILES={other:?} is neither 1 nor 0"),
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
         let config = Config {
             param_cache,
@@ -114,6 +122,7 @@ impl Config {
             gpus,
             gpu_memory_budget,
             synthesis,
+            matrices_files,
         };
         config.check()?;
         Ok(config)
@@ -257,6 +266,7 @@ mod tests {
         assert_eq!(d.gpu_memory_budget, None);
         assert_eq!(from(&[("CUZK_GPU_MEMORY_BUDGET", "all")]).unwrap().gpu_memory_budget, None);
         assert_eq!(d.synthesis, SynthesisMode::Full);
+        assert!(d.matrices_files && !from(&[("CUZK_MATRICES_FILES", "0")]).unwrap().matrices_files);
         assert_eq!(from(&[("CUZK_SYNTHESIS", "witness")]).unwrap().synthesis, SynthesisMode::Witness);
         assert_eq!(d.updated(br#"{"synthesis": "witness"}"#).unwrap().synthesis, SynthesisMode::Witness);
     }
@@ -271,6 +281,7 @@ mod tests {
         assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "0")]).is_err());
         assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "half")]).is_err());
         assert!(from(&[("CUZK_SYNTHESIS", "fast")]).is_err());
+        assert!(from(&[("CUZK_MATRICES_FILES", "maybe")]).is_err());
         assert!(from(&[]).unwrap().updated(br#"{"synthesis": "fast"}"#).is_err());
     }
 

@@ -11,7 +11,7 @@ pub mod prover;
 pub mod requests;
 pub mod scheduler;
 pub mod srs_cache;
-mod synthesis;
+pub mod synthesis;
 pub mod status;
 pub mod timeline;
 

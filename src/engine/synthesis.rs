@@ -1,15 +1,17 @@
 //! A partition's synthesis as the configuration says: in full, or its
 //! witness alone with a, b and c from the circuit's recorded matrices. The
-//! matrices are recorded from the first partition synthesized under a key
-//! (its witness comes with them), kept with the key, and serve every later
-//! partition; concurrent first partitions wait for that one recording.
+//! matrices are read from their file beside the proving key when there is a
+//! good one, else recorded from the first partition synthesized under the
+//! key (its witness comes with them) and written there for later processes;
+//! they are kept with the key and serve every later partition. Concurrent
+//! first partitions wait for that one reading or recording.
 
-use std::time::Instant;
+use std::{path::PathBuf, sync::Arc, time::Instant};
 
 use anyhow::{bail, Result};
 
 use crate::{
-    circuit::{Matrices, Synthesized},
+    circuit::{matrices_file, Matrices, Synthesized},
     engine::{
         config::SynthesisMode,
         job::{Synthesis, SynthesisKind, SynthesizeFn},
@@ -17,15 +19,20 @@ use crate::{
     groth16::ProvingKey,
 };
 
-/// Runs `synthesize` for a partition under `pk` as `mode` says.
-pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &ProvingKey, mode: SynthesisMode) -> Result<Synthesized> {
+/// Runs `synthesize` for a partition under `pk` as `mode` says; with
+/// `files`, the matrices are read from and written to `matrices_path(pk)`.
+pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: SynthesisMode, files: bool) -> Result<Synthesized> {
     if mode == SynthesisMode::Full {
         let Synthesis::Full(cs) = synthesize(SynthesisKind::Full)? else { bail!(unlike(SynthesisKind::Full)) };
         return Ok(cs);
     }
+    let file = files.then(|| matrices_path(pk)).flatten();
     let mut synthesize = Some(synthesize);
     let mut recorded = None;
     let matrices = pk.matrices.get_or_try_init(|| -> Result<Matrices> {
+        if let Some(m) = file.as_ref().and_then(|(path, key)| read(pk, path, key)) {
+            return Ok(m);
+        }
         let start = Instant::now();
         let record = synthesize.take().expect("the partition's synthesis is there until used");
         let Synthesis::Recorded(matrices, witness) = record(SynthesisKind::Record)? else { bail!(unlike(SynthesisKind::Record)) };
@@ -39,6 +46,9 @@ pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &ProvingKey, mode: Synthe
         recorded = Some(witness);
         Ok(matrices)
     })?;
+    if let (Some(_), Some((path, key))) = (&recorded, file) {
+        write_later(pk.clone(), path, key);
+    }
     let witness = match (recorded, synthesize) {
         (Some(witness), _) => witness,
         (None, Some(synthesize)) => {
@@ -48,6 +58,49 @@ pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &ProvingKey, mode: Synthe
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
     matrices.evaluate(witness)
+}
+
+/// The matrices file beside `pk`'s `.params` file, and that file's name
+/// (which the matrices file records); `None` for a key read from no file.
+pub fn matrices_path(pk: &ProvingKey) -> Option<(PathBuf, String)> {
+    let params = pk.source.as_ref()?;
+    let key = params.file_name()?.to_str()?.to_owned();
+    Some((params.with_extension("cuzk-r1cs"), key))
+}
+
+/// The matrices in `path` when it holds good ones for `pk`; a bad file is
+/// logged and recorded again (then replaced).
+fn read(pk: &ProvingKey, path: &PathBuf, key: &str) -> Option<Matrices> {
+    if !path.exists() {
+        return None;
+    }
+    let start = Instant::now();
+    match matrices_file::read(path, key, pk.vk.ic.len(), pk.l.len()) {
+        Ok(m) => {
+            log::info!("cuzk: read the circuit's matrices from {} in {:?}", path.display(), start.elapsed());
+            Some(m)
+        }
+        Err(e) => {
+            log::warn!("cuzk: {e:#}; recording the circuit again");
+            None
+        }
+    }
+}
+
+/// Writes `pk`'s matrices to `path` on a thread of its own (gigabytes: the
+/// partition need not wait); a failure (a read-only parameter folder) is logged.
+fn write_later(pk: Arc<ProvingKey>, path: PathBuf, key: String) {
+    let spawned = std::thread::Builder::new().name("cuzk-r1cs-write".into()).spawn(move || {
+        let Some(m) = pk.matrices.get() else { return };
+        let start = Instant::now();
+        match matrices_file::write(m, &key, &path) {
+            Ok(()) => log::info!("cuzk: wrote the circuit's matrices to {} in {:?}", path.display(), start.elapsed()),
+            Err(e) => log::warn!("cuzk: {e:#}; the next process records the circuit again"),
+        }
+    });
+    if let Err(e) = spawned {
+        log::warn!("cuzk: no thread to write the circuit's matrices ({e}); the next process records them again");
+    }
 }
 
 fn unlike(kind: SynthesisKind) -> String {

@@ -10,7 +10,7 @@
 
 use std::{
     fs::File,
-    path::Path,
+    path::{Path, PathBuf},
     sync::{Arc, OnceLock},
 };
 
@@ -41,8 +41,10 @@ pub struct ProvingKey {
     /// `vk` prepared for verification, once per key (every proof is verified).
     pub(super) prepared_vk: OnceLock<PreparedVerifyingKey<Bls12>>,
     /// The R1CS of the circuit this key proves, recorded from the first
-    /// partition synthesized for it in witness mode.
+    /// partition synthesized for it in witness mode (or read from its file).
     pub matrices: OnceCell<Matrices>,
+    /// The `.params` file the key was read from.
+    pub source: Option<PathBuf>,
 }
 
 impl ProvingKey {
@@ -55,7 +57,8 @@ impl ProvingKey {
         // cache is not modified while in use (stock writes it once, under a lock).
         let map = unsafe { memmap2::Mmap::map(&file) }
             .with_context(|| format!("cannot map Groth16 parameters {}", path.display()))?;
-        Self::read_bytes(&map).with_context(|| format!("invalid Groth16 parameters {}", path.display()))
+        let key = Self::read_bytes(&map).with_context(|| format!("invalid Groth16 parameters {}", path.display()))?;
+        Ok(Self { source: Some(path.to_owned()), ..key })
     }
 
     pub fn read_bytes(bytes: &[u8]) -> Result<Self> {
@@ -79,7 +82,7 @@ impl ProvingKey {
             !bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()),
             "delta is the point at infinity"
         );
-        Ok(Self { vk, h, l, a, b_g1, b_g2, prepared_vk: OnceLock::new(), matrices: OnceCell::new() })
+        Ok(Self { vk, h, l, a, b_g1, b_g2, prepared_vk: OnceLock::new(), matrices: OnceCell::new(), source: None })
     }
 
     /// The verifying key prepared for pairing checks, computed on first use.

@@ -169,6 +169,7 @@ pub fn key_for(cs: &Synthesized, seed: u64) -> ProvingKey {
         b_g2: g2_progression(b_len, k.b_g2),
         prepared_vk: Default::default(),
         matrices: Default::default(),
+        source: None,
     }
 }
 

@@ -446,6 +446,7 @@ mod tests {
             gpus: None,
             gpu_memory_budget: None,
             synthesis: crate::engine::SynthesisMode::Full,
+            matrices_files: false,
         }
     }
 

@@ -42,7 +42,7 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
     loop {
-        let (key, work, bytes, shares, pk, mode) = {
+        let (key, work, bytes, shares, pk, (mode, files)) = {
             let mut st = lock(&shared.state);
             loop {
                 if st.synthesis_worker_retires() {
@@ -51,7 +51,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
                 if let Some((key, work, bytes, shares)) = st.take_synthesis() {
                     st.record(shared.started, key, Stage::SynthesisStart, worker);
                     let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
-                    break (key, work, bytes, shares, pk, st.config.synthesis);
+                    break (key, work, bytes, shares, pk, (st.config.synthesis, st.config.matrices_files));
                 }
                 st = shared.synthesis_cv.wait(st).unwrap_or_else(|e| e.into_inner());
             }
@@ -60,7 +60,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         let PartitionWork { synthesize, public_inputs } = work;
         let synthesize = || {
             catch_unwind(AssertUnwindSafe(|| match &pk {
-                Some(pk) => synthesis::synthesize(synthesize, pk, mode),
+                Some(pk) => synthesis::synthesize(synthesize, pk, mode, files),
                 None => bail!("the job finished before its partition was synthesized"),
             }))
             .unwrap_or_else(|p| Err(panic_error(p)))
