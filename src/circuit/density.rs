@@ -56,7 +56,7 @@ impl Density {
     /// The density of `len` variables marked as `words` say; bits past `len`
     /// must be clear.
     pub fn from_words(words: Vec<u64>, len: usize) -> Option<Self> {
-        if words.len() != len.div_ceil(64) || (len % 64 != 0 && words.last().is_some_and(|w| w >> (len % 64) != 0)) {
+        if words.len() != len.div_ceil(64) || (!len.is_multiple_of(64) && words.last().is_some_and(|w| w >> (len % 64) != 0)) {
             return None;
         }
         let count = words.par_iter().map(|w| w.count_ones() as usize).sum();

@@ -244,7 +244,7 @@ mod tests {
     }
 
     fn error(path: &Path, key: &str, inputs: usize, aux: usize) -> String {
-        format!("{:#}", read(path, key, inputs, aux).err().expect("refused"))
+        format!("{:#}", read(path, key, inputs, aux).expect_err("refused"))
     }
 
     #[test]

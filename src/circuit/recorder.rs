@@ -338,7 +338,8 @@ mod tests {
     fn recorded_matrices_pass_their_check_and_broken_ones_do_not() {
         let (m, _) = record(Mixed { seed: 2, split: true }).unwrap();
         m.check().unwrap();
-        let broken: [(&str, Box<dyn Fn(&mut Matrices)>); 5] = [
+        type Breaks = Box<dyn Fn(&mut Matrices)>;
+        let broken: [(&str, Breaks); 5] = [
             ("column", Box::new(|m| m.b.terms[0].column = (m.num_inputs + m.num_aux) as u32)),
             ("code", Box::new(|m| m.c.terms[0].coeff = m.coeffs.len() as u32)),
             ("row starts", Box::new(|m| m.a.row_starts[1] = m.a.row_starts[2] + 1)),

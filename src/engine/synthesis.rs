@@ -6,7 +6,11 @@
 //! they are kept with the key and serve every later partition. Concurrent
 //! first partitions wait for that one reading or recording.
 
-use std::{path::PathBuf, sync::Arc, time::Instant};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Instant,
+};
 
 use anyhow::{bail, Result};
 
@@ -70,7 +74,7 @@ pub fn matrices_path(pk: &ProvingKey) -> Option<(PathBuf, String)> {
 
 /// The matrices in `path` when it holds good ones for `pk`; a bad file is
 /// logged and recorded again (then replaced).
-fn read(pk: &ProvingKey, path: &PathBuf, key: &str) -> Option<Matrices> {
+fn read(pk: &ProvingKey, path: &Path, key: &str) -> Option<Matrices> {
     if !path.exists() {
         return None;
     }
