@@ -4,13 +4,15 @@
 //! cancellation, failures, memory budgets, 64 concurrent callers, status, and
 //! the asynchronous requests behind the `cuzk_*` C API.
 
+mod common;
+
 use std::{
     collections::HashMap,
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc, Condvar, Mutex,
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use anyhow::anyhow;
@@ -147,13 +149,8 @@ impl Gate {
     }
 }
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
+/// How long a test waits for the engine to reach a state.
+const WAIT: Duration = Duration::from_secs(120);
 
 fn proves(engine: &Engine, job: JobId) -> usize {
     engine.timeline().iter().filter(|e| e.job == job && e.stage == Stage::ProveEnd).count()
@@ -191,7 +188,7 @@ fn engine_partitions(id: JobId, low: JobId, medium: JobId, high: JobId) -> usize
 fn higher_priority_work_overtakes_lower_at_the_next_partition_boundary() {
     let engine = Engine::new(config(1, 1));
     let low = engine.submit(job(Priority::Low, 8, 5)).unwrap();
-    wait_until("the first low partition", || proves(&engine, low) >= 1);
+    common::wait_until("the first low partition", WAIT, || proves(&engine, low) >= 1);
     let low_started_before = starts(&engine.timeline(), Stage::ProveStart).len();
     let high = engine.submit(job(Priority::High, 2, 6)).unwrap();
     assert_eq!(finished(&engine, high).unwrap().len(), 2);
@@ -231,7 +228,7 @@ fn a_post_synthesizes_at_once_while_c2_syntheses_hold_every_thread() {
     let held = gate.clone();
     let c2_work = partition_after(500, LINKS, move || held.pass());
     let c2 = engine.submit(JobSpec { partitions: vec![c2_work], ..job(Priority::Low, 1, 50) }).unwrap();
-    wait_until("the C2 synthesis to start", || engine.status().synthesizing == 1);
+    common::wait_until("the C2 synthesis to start", WAIT, || engine.status().synthesizing == 1);
     let window = engine.submit(job(Priority::Medium, 1, 51)).unwrap();
     let winning = engine.submit(job(Priority::High, 1, 52)).unwrap();
     all_proved(&engine, &[winning, window]);
@@ -260,7 +257,7 @@ fn a_post_proof_starts_at_once_while_a_c2_proof_holds_every_prover_worker() {
             ..job(Priority::Low, 1, 60)
         })
         .unwrap();
-    wait_until("the C2 proof to start", || engine.status().proving == 1);
+    common::wait_until("the C2 proof to start", WAIT, || engine.status().proving == 1);
     let winning = submit_winning(&engine, partition(61, SMALL_LINKS), 61);
     let events = all_proved(&engine, &[winning, c2]);
     let waited = at(&events, winning, Stage::ProveStart) > at(&events, c2, Stage::ProveEnd);
@@ -285,7 +282,7 @@ fn a_c2_synthesis_holding_every_rayon_thread_does_not_delay_a_post() {
         })
     });
     let c2 = engine.submit(JobSpec { partitions: vec![c2_work], ..job(Priority::Low, 1, 70) }).unwrap();
-    wait_until("the C2 synthesis to hold every thread", || started.load(Ordering::SeqCst) == rayon::current_num_threads());
+    common::wait_until("the C2 synthesis to hold every thread", WAIT, || started.load(Ordering::SeqCst) == rayon::current_num_threads());
     let parallel = partition_after(71, SMALL_LINKS, || assert_eq!((0..64u64).into_par_iter().sum::<u64>(), 2016));
     let winning = submit_winning(&engine, parallel, 71);
     all_proved(&engine, &[winning]);
@@ -299,7 +296,7 @@ fn a_c2_synthesis_holding_every_rayon_thread_does_not_delay_a_post() {
 fn cancelling_drops_queued_partitions_and_the_engine_carries_on() {
     let engine = Engine::new(config(1, 1));
     let id = engine.submit(job(Priority::Low, 10, 8)).unwrap();
-    wait_until("the first partition", || proves(&engine, id) >= 1);
+    common::wait_until("the first partition", WAIT, || proves(&engine, id) >= 1);
     assert!(engine.cancel(id));
     assert!(!engine.cancel(id), "a second cancel of a finished job");
     assert_eq!(engine.poll(id), Some(JobState::Cancelled));
@@ -471,8 +468,8 @@ fn a_finished_job_not_yet_collected_holds_no_proving_key() {
     let engine = Engine::new(config(1, 1));
     let key = real_key(SMALL_LINKS + 1);
     let id = engine.submit(JobSpec { key: key.clone(), partitions: vec![partition(80, SMALL_LINKS + 1)], ..job(Priority::Low, 1, 80) }).unwrap();
-    wait_until("the job to finish", || engine.poll(id) == Some(JobState::Done));
-    wait_until("the prover to drop its reference", || Arc::strong_count(&key) == 1);
+    common::wait_until("the job to finish", WAIT, || engine.poll(id) == Some(JobState::Done));
+    common::wait_until("the prover to drop its reference", WAIT, || Arc::strong_count(&key) == 1);
     assert_eq!(engine.status().memory.keys_bytes, 0);
     assert_eq!(finished(&engine, id).unwrap().len(), 1);
 }
@@ -487,7 +484,7 @@ fn a_running_engine_takes_a_new_configuration() {
     assert!(three_pools >= 3 && three_pools.is_multiple_of(3), "{three_pools}");
     c.synthesis_threads = 1;
     engine.configure(c);
-    wait_until("workers to retire", || engine.status().synthesis_workers == three_pools / 3 + 2);
+    common::wait_until("workers to retire", WAIT, || engine.status().synthesis_workers == three_pools / 3 + 2);
     let id = engine.submit(job(Priority::Low, 2, 50)).unwrap();
     assert_eq!(finished(&engine, id).unwrap().len(), 2);
 }
@@ -522,7 +519,7 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
     .unwrap();
     assert!(matches!(requests::wait(long, Some(Duration::from_millis(50))), requests::Waited::Pending));
     assert_eq!(requests::poll(long), Some(requests::RequestState::Running));
-    wait_until("the long request's job to run", || {
+    common::wait_until("the long request's job to run", WAIT, || {
         let s = cuzk::engine::global().unwrap().status();
         s.jobs.iter().any(|j| j.label == "long" && j.proved > 0)
     });
@@ -532,7 +529,7 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
         requests::Waited::Finished(r) => assert!(is_cancelled(&r.unwrap_err())),
         _ => panic!("a cancelled request has its outcome at once"),
     }
-    wait_until("the cancelled job's partitions to leave", || {
+    common::wait_until("the cancelled job's partitions to leave", WAIT, || {
         let s = cuzk::engine::global().unwrap().status();
         !s.jobs.iter().any(|j| j.label == "long")
     });
@@ -565,7 +562,7 @@ fn a_request_runs_at_its_own_priority() {
             })
             .unwrap(),
         );
-        wait_until("the request's job", || engine.status().jobs.iter().any(|j| j.label == label));
+        common::wait_until("the request's job", WAIT, || engine.status().jobs.iter().any(|j| j.label == label));
     }
     let s = engine.status();
     for j in s.jobs.iter().filter(|j| labels.contains_key(j.label.as_str())) {

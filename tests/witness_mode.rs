@@ -18,6 +18,8 @@ use cuzk::{
 use filecoin_proofs::{PoStType, SectorShape2KiB};
 use filecoin_proofs_api::{post as stock_post, update as stock_update, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId};
 
+const MINUTE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// The global engine (started here, after the parameter cache is set) in witness mode.
 fn witness_mode() {
     common::porep_params();
@@ -65,7 +67,7 @@ fn c2_matrices_file(rp: RegisteredSealProof) {
     let _ = std::fs::remove_file(&path);
     KeyOf::Seal(rp).evict().unwrap();
     prove();
-    eventually("the matrices file", || path.exists());
+    common::wait_until("the matrices file", MINUTE, || path.exists());
     let written = std::fs::metadata(&path).unwrap().modified().unwrap();
 
     // A fresh load of the key reads the file: nothing is recorded, so nothing rewritten.
@@ -84,16 +86,7 @@ fn c2_matrices_file(rp: RegisteredSealProof) {
     prove();
     let pk = KeyOf::Seal(rp).load().unwrap();
     let (inputs, aux) = (pk.vk.ic.len(), pk.l.len());
-    eventually("the replaced matrices file", || matrices_file::read(&path, &key, inputs, aux).is_ok());
-}
-
-/// Waits until `done`, at most a minute.
-fn eventually(what: &str, done: impl Fn() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !done() {
-        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::wait_until("the replaced matrices file", MINUTE, || matrices_file::read(&path, &key, inputs, aux).is_ok());
 }
 
 #[test]

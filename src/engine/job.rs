@@ -73,6 +73,41 @@ pub enum Synthesis {
     Recorded(Matrices, Witness),
 }
 
+impl Synthesis {
+    fn kind(&self) -> SynthesisKind {
+        match self {
+            Synthesis::Full(_) => SynthesisKind::Full,
+            Synthesis::Witness(_) => SynthesisKind::Witness,
+            Synthesis::Recorded(..) => SynthesisKind::Record,
+        }
+    }
+
+    fn unlike(&self, asked: SynthesisKind) -> anyhow::Error {
+        anyhow::anyhow!("asked for {asked:?} synthesis, the partition's synthesis gave {:?}", self.kind())
+    }
+
+    pub fn into_full(self) -> Result<Synthesized> {
+        match self {
+            Synthesis::Full(cs) => Ok(cs),
+            other => Err(other.unlike(SynthesisKind::Full)),
+        }
+    }
+
+    pub fn into_witness(self) -> Result<Witness> {
+        match self {
+            Synthesis::Witness(w) => Ok(w),
+            other => Err(other.unlike(SynthesisKind::Witness)),
+        }
+    }
+
+    pub fn into_recorded(self) -> Result<(Matrices, Witness)> {
+        match self {
+            Synthesis::Recorded(m, w) => Ok((m, w)),
+            other => Err(other.unlike(SynthesisKind::Record)),
+        }
+    }
+}
+
 /// Synthesizes one partition's circuit as asked; runs on a synthesis worker.
 pub type SynthesizeFn = Box<dyn FnOnce(SynthesisKind) -> Result<Synthesis> + Send>;
 

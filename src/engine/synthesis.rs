@@ -12,13 +12,13 @@ use std::{
     time::Instant,
 };
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::{
     circuit::{matrices_file, Matrices, Synthesized},
     engine::{
         config::SynthesisMode,
-        job::{Synthesis, SynthesisKind, SynthesizeFn},
+        job::{SynthesisKind, SynthesizeFn},
     },
     groth16::ProvingKey,
 };
@@ -27,8 +27,7 @@ use crate::{
 /// `files`, the matrices are read from and written to `matrices_path(pk)`.
 pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: SynthesisMode, files: bool) -> Result<Synthesized> {
     if mode == SynthesisMode::Full {
-        let Synthesis::Full(cs) = synthesize(SynthesisKind::Full)? else { bail!(unlike(SynthesisKind::Full)) };
-        return Ok(cs);
+        return synthesize(SynthesisKind::Full)?.into_full();
     }
     let file = files.then(|| matrices_path(pk)).flatten();
     let mut synthesize = Some(synthesize);
@@ -39,7 +38,7 @@ pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: S
         }
         let start = Instant::now();
         let record = synthesize.take().expect("the partition's synthesis is there until used");
-        let Synthesis::Recorded(matrices, witness) = record(SynthesisKind::Record)? else { bail!(unlike(SynthesisKind::Record)) };
+        let (matrices, witness) = record(SynthesisKind::Record)?.into_recorded()?;
         log::info!(
             "cuzk: recorded the circuit's matrices in {:?}: {} constraints, {} terms, {} MiB",
             start.elapsed(),
@@ -55,10 +54,7 @@ pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: S
     }
     let witness = match (recorded, synthesize) {
         (Some(witness), _) => witness,
-        (None, Some(synthesize)) => {
-            let Synthesis::Witness(witness) = synthesize(SynthesisKind::Witness)? else { bail!(unlike(SynthesisKind::Witness)) };
-            witness
-        }
+        (None, Some(synthesize)) => synthesize(SynthesisKind::Witness)?.into_witness()?,
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
     matrices.evaluate(witness)
@@ -105,8 +101,4 @@ fn write_later(pk: Arc<ProvingKey>, path: PathBuf, key: String) {
     if let Err(e) = spawned {
         log::warn!("cuzk: no thread to write the circuit's matrices ({e}); the next process records them again");
     }
-}
-
-fn unlike(kind: SynthesisKind) -> String {
-    format!("asked for {kind:?} synthesis, the partition's synthesis gave another")
 }

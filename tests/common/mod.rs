@@ -4,7 +4,10 @@
 
 pub mod c_program;
 
-use std::sync::Once;
+use std::{
+    sync::Once,
+    time::{Duration, Instant},
+};
 
 use cuzk::{
     api::{params, sample},
@@ -39,4 +42,13 @@ pub fn shape(cs: &Synthesized) -> [usize; 6] {
         cs.b_input_density.count(),
         cs.b_aux_density.count(),
     ]
+}
+
+/// Waits until `done`, failing the test after `within`.
+pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
 }

@@ -40,8 +40,7 @@ use cuzk::{
         devices::gpu_status,
         prover, synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, Synthesis, SynthesisKind, SynthesisMode, SynthesizeFn,
-        Verification,
+        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, SynthesisKind, SynthesisMode, SynthesizeFn, Verification,
     },
     groth16::{synthetic_srs, ProvingKey},
 };
@@ -175,13 +174,12 @@ fn secs(t: Instant) -> f64 {
 /// with the circuit's matrices recorded from it, for the key, so that the
 /// stream shows the steady state (a process records once per circuit).
 fn first_partition(first: SynthesizeFn, mode: SynthesisMode) -> Result<(Synthesized, Option<Matrices>)> {
-    match (mode, first(match mode {
-        SynthesisMode::Full => SynthesisKind::Full,
-        SynthesisMode::Witness => SynthesisKind::Record,
-    })?) {
-        (SynthesisMode::Full, Synthesis::Full(cs)) => Ok((cs, None)),
-        (SynthesisMode::Witness, Synthesis::Recorded(matrices, witness)) => Ok((matrices.evaluate(witness)?, Some(matrices))),
-        _ => bail!("the first partition's synthesis gave another kind than asked"),
+    match mode {
+        SynthesisMode::Full => Ok((first(SynthesisKind::Full)?.into_full()?, None)),
+        SynthesisMode::Witness => {
+            let (matrices, witness) = first(SynthesisKind::Record)?.into_recorded()?;
+            Ok((matrices.evaluate(witness)?, Some(matrices)))
+        }
     }
 }
 
