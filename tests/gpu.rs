@@ -167,6 +167,62 @@ fn abc_from_recorded_matrices_on_the_device_equal_the_cpus() {
     }
 }
 
+#[test]
+fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
+    let _gpu = exclusive();
+    gpu::drop_unused_keys(); // earlier tests' keys
+    let (r, s) = (Fr::from(29u64), Fr::from(31u64));
+    let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let porep = |seed| porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, seed).unwrap()).unwrap().circuits.remove(0);
+    let chain = |start: u64| MulChain { start: Fr::from(start), links: (1 << 20) - 10 };
+    // The key's matrices recorded from one instance, the proof of another's witness.
+    let keyed = |matrices, cs: &Synthesized, seed| {
+        let pk = synthetic_srs::key_for(cs, seed);
+        assert!(pk.matrices.set(matrices).is_ok());
+        Arc::new(pk)
+    };
+    let cases = [
+        (record(porep(5)).unwrap().0, synthesize(porep(6)).unwrap(), synthesize_witness(porep(6)).unwrap(), "2 KiB PoRep"),
+        (record(chain(3)).unwrap().0, synthesize(chain(8)).unwrap(), synthesize_witness(chain(8)).unwrap(), "2^20 chain"),
+    ];
+    for (matrices, cs, witness, what) in cases {
+        let pk = keyed(matrices.clone(), &cs, 2051);
+        let on_cpu = prove(&pk, cs.clone(), r, s).unwrap().to_bytes().to_vec();
+        let witness_on_cpu = prove(&pk, witness.clone(), r, s).unwrap().to_bytes().to_vec();
+        assert_eq!(witness_on_cpu, on_cpu, "{what}: the CPU's proof of the witness");
+        let proof = |what: &str, pk: &Arc<ProvingKey>, on: Placement| {
+            let timed = prove_timed(GpuFailure::Error, on, pk, witness.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+            assert_eq!(timed.gpu, Some(0), "{what}: the proof did not run on the GPU");
+            assert_eq!(timed.proof.to_bytes().to_vec(), on_cpu, "{what}: the GPU's proof of the witness differs from the CPU's");
+            let t = timed.stages;
+            assert!(t.h_abc > 0.0 && t.h_abc + t.h_copies + t.h_ntt + t.h_msm <= t.h + 1e-3, "{what}: {t:?}");
+            GpuProver::acquire_among(pk, None, 0, on.gpu_memory_budget).unwrap().unwrap().matrices_on_device()
+        };
+        assert!(proof(what, &pk, Placement::ANY), "{what}: the matrices were not kept on the device");
+        assert!(proof(&format!("{what}, matrices already there"), &pk, Placement::ANY));
+        // Room for the key's working memory and one NTT vector, not for the
+        // matrices: a, b and c come from the CPU, the bytes are the same.
+        let small = keyed(matrices, &cs, 2051);
+        let n = cs.num_constraints().next_power_of_two();
+        let budget = Some(HPlan::OneVector.device_bytes(n) as u64 + (8 << 20));
+        let on = Placement { gpu_memory_budget: budget, ..Placement::ANY };
+        assert!(!proof(&format!("{what} under a small budget"), &small, on), "{what}: the matrices went beyond the budget");
+    }
+    // With the matrices there and room for one NTT vector beside the
+    // witness, H takes the one-vector plan.
+    let (matrices, cs, witness) = (record(chain(4)).unwrap().0, synthesize(chain(9)).unwrap(), synthesize_witness(chain(9)).unwrap());
+    let pk = keyed(matrices, &cs, 2052);
+    let on_cpu = prove(&pk, cs.clone(), r, s).unwrap().to_bytes().to_vec();
+    let first = prove_timed(GpuFailure::Error, Placement::ANY, &pk, witness.clone(), r, s).unwrap();
+    assert_eq!(first.proof.to_bytes().to_vec(), on_cpu);
+    let z = 32 * (witness.inputs.len() + witness.aux.len());
+    let hog = Hog::leaving(z + HPlan::TwoVectors.device_bytes(cs.num_constraints().next_power_of_two()) - (16 << 20));
+    let tight = prove_timed(GpuFailure::Error, Placement::ANY, &pk, witness, r, s).unwrap();
+    drop(hog);
+    assert_eq!(tight.gpu, Some(0));
+    assert_eq!(tight.proof.to_bytes().to_vec(), on_cpu, "one-vector plan of a witness");
+}
+
 /// A folder of its own for a sealed sector, removed afterwards.
 struct TempDir(std::path::PathBuf);
 

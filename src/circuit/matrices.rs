@@ -179,13 +179,17 @@ impl Matrices {
         Ok(())
     }
 
+    /// a, b and c of witness `w` (in parallel on rayon's pool).
+    pub fn abc(&self, w: &Witness) -> Result<[Vec<Fr>; 3]> {
+        self.check_witness(w)?;
+        Ok([&self.a, &self.b, &self.c].map(|m| m.evaluate(&self.coeffs, &w.inputs, &w.aux)))
+    }
+
     /// The synthesized circuit of witness `w`: a, b, c evaluated from the
     /// matrices (in parallel on rayon's pool), equal to what full synthesis
     /// of the same instance gives.
     pub fn evaluate(&self, w: Witness) -> Result<Synthesized> {
-        self.check_witness(&w)?;
-        let abc = [&self.a, &self.b, &self.c].map(|m| m.evaluate(&self.coeffs, &w.inputs, &w.aux));
-        let [a, b, c] = abc;
+        let [a, b, c] = self.abc(&w)?;
         Ok(Synthesized {
             a,
             b,

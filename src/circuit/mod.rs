@@ -6,8 +6,10 @@
 //! per circuit, as sparse matrices (`Matrices`); `Witness` keeps only the
 //! assignment, which the recorded matrices turn into what `Synthesized`
 //! gives. All three synthesize a circuit in pieces on many threads
-//! (`pieces`).
+//! (`pieces`). What the prover takes is an `Assignment`: a synthesized
+//! circuit, or a witness whose a, b and c the prover evaluates.
 
+mod assignment;
 mod bench_circuit;
 mod density;
 mod joinable;
@@ -21,6 +23,7 @@ mod synthesized;
 mod term;
 mod witness;
 
+pub use assignment::Assignment;
 pub use bench_circuit::MulChain;
 pub use density::Density;
 pub use joinable::{synthesize_whole, Joinable, Sizes};

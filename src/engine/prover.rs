@@ -8,13 +8,16 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::{
-    circuit::Synthesized,
+    circuit::Assignment,
     groth16::{self, cpu::Cpu, Proof, ProvingKey, StageTimes},
 };
 use blstrs::Scalar as Fr;
 #[cfg(any(feature = "cuda", test))]
 use {
-    crate::groth16::{Backend, G1Query, HTerm},
+    crate::{
+        circuit::{Matrices, Witness},
+        groth16::{Backend, G1Query, HTerm},
+    },
     blstrs::{G1Projective, G2Projective},
 };
 
@@ -54,22 +57,26 @@ fn returned(policy: GpuFailure, error: anyhow::Error) -> Option<anyhow::Error> {
 
 /// A Groth16 proof of `cs` under `pk` with randomisers `r`, `s`, GPU failures
 /// handled as `CUZK_GPU_FALLBACK` says.
-pub fn prove(pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+pub fn prove(pk: &Arc<ProvingKey>, cs: impl Into<Assignment>, r: Fr, s: Fr) -> Result<Proof> {
     prove_under(gpu_failure_policy(), pk, cs, r, s)
 }
 
 /// As `prove`, GPU failures handled as `policy` says.
-pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: Synthesized, r: Fr, s: Fr) -> Result<Proof> {
+pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: impl Into<Assignment>, r: Fr, s: Fr) -> Result<Proof> {
     prove_timed(policy, Placement::ANY, pk, cs, r, s).map(|t| t.proof)
 }
 
-/// Puts `pk` on a free GPU now, where there is one and it fits, so that the
-/// first proof under it does not pay the upload.
+/// Puts `pk`, and its recorded matrices if it has them, on a free GPU now,
+/// where there is one and they fit, so that the first proof under it does
+/// not pay the upload.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
 pub fn warm(pk: &Arc<ProvingKey>) -> Result<()> {
     #[cfg(feature = "cuda")]
     if let Some(gpu) = crate::gpu::GpuProver::acquire(pk) {
-        gpu?;
+        let gpu = gpu?;
+        if let Some(m) = pk.matrices.get() {
+            gpu.upload_matrices(m)?;
+        }
     }
     Ok(())
 }
@@ -100,18 +107,20 @@ impl Placement<'_> {
 }
 
 /// As `prove_under`, placed as `on` says, with where and how long. `cs` is
-/// consumed: its a, b, c are freed once H is done (see
+/// consumed: a synthesized circuit's a, b, c are freed once H is done (see
 /// `groth16::prove_timed`), so a GPU step that fails later is retried on the
-/// CPU alone, from the steps already done.
+/// CPU alone, from the steps already done. A witness's H step retried on the
+/// CPU evaluates a, b and c there, in memory the engine did not count.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
 pub fn prove_timed(
     policy: GpuFailure,
     on: Placement,
     pk: &Arc<ProvingKey>,
-    cs: Synthesized,
+    cs: impl Into<Assignment>,
     r: Fr,
     s: Fr,
 ) -> Result<Timed> {
+    let cs = cs.into();
     #[cfg(feature = "cuda")]
     if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, on.gpus, on.rank, on.gpu_memory_budget) {
         match gpu {
@@ -159,6 +168,10 @@ impl StepsRetried<'_> {
 impl Backend for StepsRetried<'_> {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
         self.retried("H", |be| be.h_term(a, b, c))
+    }
+
+    fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
+        self.retried("H", |be| be.h_term_of_witness(m, w))
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {

@@ -146,7 +146,8 @@ impl Engine {
 
     /// Estimated host bytes one partition under `pk` holds in this engine.
     pub fn partition_bytes(&self, pk: &ProvingKey) -> u64 {
-        estimate::partition_bytes(pk, lock(&self.shared.state).config.selected_gpus().is_empty())
+        let st = lock(&self.shared.state);
+        estimate::partition_bytes(pk, st.config.selected_gpus().is_empty(), st.config.synthesis)
     }
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.

@@ -15,7 +15,7 @@ use std::{
 use anyhow::Result;
 
 use crate::{
-    circuit::{matrices_file, Matrices, Synthesized},
+    circuit::{matrices_file, Assignment, Matrices},
     engine::{
         config::SynthesisMode,
         job::{SynthesisKind, SynthesizeFn},
@@ -25,9 +25,18 @@ use crate::{
 
 /// Runs `synthesize` for a partition under `pk` as `mode` says; with
 /// `files`, the matrices are read from and written to `matrices_path(pk)`.
-pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: SynthesisMode, files: bool) -> Result<Synthesized> {
+/// A witness goes to the prover as it is when a GPU will prove it (a, b
+/// and c are evaluated in device memory), else with a, b and c evaluated
+/// here, on the synthesis threads.
+pub(super) fn synthesize(
+    synthesize: SynthesizeFn,
+    pk: &Arc<ProvingKey>,
+    mode: SynthesisMode,
+    files: bool,
+    gpu_prover: bool,
+) -> Result<Assignment> {
     if mode == SynthesisMode::Full {
-        return synthesize(SynthesisKind::Full)?.into_full();
+        return Ok(synthesize(SynthesisKind::Full)?.into_full()?.into());
     }
     let file = files.then(|| matrices_path(pk)).flatten();
     let mut synthesize = Some(synthesize);
@@ -57,7 +66,10 @@ pub(super) fn synthesize(synthesize: SynthesizeFn, pk: &Arc<ProvingKey>, mode: S
         (None, Some(synthesize)) => synthesize(SynthesisKind::Witness)?.into_witness()?,
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
-    matrices.evaluate(witness)
+    if gpu_prover {
+        return Ok(witness.into());
+    }
+    Ok(matrices.evaluate(witness)?.into())
 }
 
 /// The matrices file beside `pk`'s `.params` file, and that file's name

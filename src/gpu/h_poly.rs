@@ -8,9 +8,10 @@ use blstrs::Scalar as Fr;
 
 use super::{
     devices::Device,
+    r1cs::DeviceMatrices,
     sys::{self, check},
 };
-use crate::groth16::ntt::Domain;
+use crate::{circuit::Witness, groth16::ntt::Domain};
 
 /// Where the coset vectors of the H step live, by the device memory free.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +50,7 @@ pub struct DeviceH {
     ptr: *mut Fr,
     domain: usize,
     copy_seconds: f64,
+    abc_seconds: f64,
 }
 
 impl DeviceH {
@@ -56,6 +58,12 @@ impl DeviceH {
     /// while computing H.
     pub fn copy_seconds(&self) -> f64 {
         self.copy_seconds
+    }
+
+    /// Seconds the device spent evaluating a, b and c from a witness (0 when
+    /// they came from the host).
+    pub fn abc_seconds(&self) -> f64 {
+        self.abc_seconds
     }
 
     pub(super) fn as_ptr(&self) -> *const Fr {
@@ -86,6 +94,29 @@ impl Drop for DeviceH {
     }
 }
 
+/// The host memory the one-vector plan parks a coset vector in (none for
+/// two vectors), and the pointer cuda/ takes for it.
+struct Scratch(Vec<Fr>);
+
+impl Scratch {
+    fn for_plan(plan: HPlan, domain: usize) -> Self {
+        Self(match plan {
+            HPlan::TwoVectors => Vec::new(),
+            HPlan::OneVector => Vec::with_capacity(domain),
+        })
+    }
+
+    /// Null, or room for the domain's scalars that cuda writes before it
+    /// reads them, within the call.
+    fn as_mut_ptr(&mut self) -> *mut Fr {
+        if self.0.capacity() == 0 {
+            ptr::null_mut()
+        } else {
+            self.0.as_mut_ptr()
+        }
+    }
+}
+
 /// H from the evaluations of A, B and C with the vectors placed as `plan`
 /// says; `None` for a one-point domain, where H has no coefficients. The
 /// caller holds the device's lock.
@@ -96,15 +127,10 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -
         return Ok(None);
     }
     let z_inv = domain.vanishing_on_coset_inverse();
-    let mut scratch: Vec<Fr> = match plan {
-        HPlan::TwoVectors => Vec::new(),
-        HPlan::OneVector => Vec::with_capacity(domain.size()),
-    };
-    let scratch_ptr = if scratch.capacity() == 0 { ptr::null_mut() } else { scratch.as_mut_ptr() };
+    let mut scratch = Scratch::for_plan(plan, domain.size());
     let (mut d_h, mut copy_ms) = (ptr::null_mut(), 0f32);
     // SAFETY: a, b, c hold `a.len()` scalars each, at most the domain's size;
-    // `scratch` is null or has room for the domain's size (cuda writes before
-    // it reads, and only within the call); on success `d_h` receives device
+    // `scratch` is as its `as_mut_ptr` says; on success `d_h` receives device
     // memory we own (freed by DeviceH); `copy_ms` is a plain out-value.
     check(unsafe {
         sys::cuzk_gpu_h_on_device(
@@ -115,11 +141,53 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -
             a.len(),
             domain.size().trailing_zeros(),
             &z_inv,
-            scratch_ptr,
+            scratch.as_mut_ptr(),
             &mut d_h,
             &mut copy_ms,
         )
     })
     .with_context(|| format!("GPU NTT ({plan:?})"))?;
-    Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size(), copy_seconds: f64::from(copy_ms) / 1e3 }))
+    let copy_seconds = f64::from(copy_ms) / 1e3;
+    Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size(), copy_seconds, abc_seconds: 0.0 }))
+}
+
+/// Device bytes a witness's H step needs beside its matrices: the witness,
+/// and the plan's vectors for `rows` constraints.
+pub fn witness_step_bytes(num_z: usize, rows: usize, plan: HPlan) -> usize {
+    num_z * SCALAR + plan.device_bytes(rows.next_power_of_two())
+}
+
+/// H of witness `w`, a, b and c evaluated on the device from `m` and never
+/// leaving it; as `h_on_device` otherwise.
+pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Option<DeviceH>> {
+    m.check_witness(w)?;
+    let domain = Domain::new(m.rows())?;
+    if domain.size() == 1 {
+        return Ok(None);
+    }
+    let z_inv = domain.vanishing_on_coset_inverse();
+    let mut scratch = Scratch::for_plan(plan, domain.size());
+    let (mut d_h, mut copy_ms, mut abc_ms) = (ptr::null_mut(), 0f32, 0f32);
+    // SAFETY: `m` is live and its shape is the witness's (checked above); the
+    // witness slices are valid for their lengths; `scratch` is as its
+    // `as_mut_ptr` says; on success `d_h` receives device memory we own
+    // (freed by DeviceH); the times are plain out-values.
+    check(unsafe {
+        sys::cuzk_gpu_h_of_witness(
+            m.raw(),
+            w.inputs.as_ptr(),
+            w.inputs.len(),
+            w.aux.as_ptr(),
+            w.aux.len(),
+            domain.size().trailing_zeros(),
+            &z_inv,
+            scratch.as_mut_ptr(),
+            &mut d_h,
+            &mut copy_ms,
+            &mut abc_ms,
+        )
+    })
+    .with_context(|| format!("GPU NTT of a witness ({plan:?})"))?;
+    let (copy_seconds, abc_seconds) = (f64::from(copy_ms) / 1e3, f64::from(abc_ms) / 1e3);
+    Ok(Some(DeviceH { device: m.device.index, ptr: d_h, domain: domain.size(), copy_seconds, abc_seconds }))
 }

@@ -12,11 +12,12 @@ use group::Group;
 
 use super::{
     devices::{devices, Device},
-    h_poly::{h_on_device, HPlan},
+    h_poly::{h_of_witness, h_on_device, HPlan},
     resident::{key_on, room, DeviceKey},
 };
 use crate::{
-    groth16::{cpu, Backend, G1Query, HTerm, ProvingKey},
+    circuit::{Matrices, Witness},
+    groth16::{backend::h_term_from_host_abc, cpu, Backend, G1Query, HTerm, ProvingKey},
     priority_lock::PriorityGuard,
 };
 
@@ -70,6 +71,20 @@ impl GpuProver {
         self.key.resident
     }
 
+    /// Puts the key's recorded matrices `m` on the device now, when they fit
+    /// (see `matrices_on_device`).
+    pub fn upload_matrices(&self, m: &Matrices) -> Result<()> {
+        let step = self.step();
+        self.key.matrices(self.device, m, room(self.device, self.budget)?, &step)?;
+        Ok(())
+    }
+
+    /// Whether the key's recorded matrices are on the device (a witness's a,
+    /// b and c are evaluated there).
+    pub fn matrices_on_device(&self) -> bool {
+        self.key.has_matrices()
+    }
+
     /// The device for one step.
     fn step(&self) -> PriorityGuard<'static> {
         self.device.lock.lock(self.rank)
@@ -96,16 +111,43 @@ impl Backend for GpuProver {
             let ntt = start.elapsed().as_secs_f64();
             let _step = self.step();
             let term = self.key.h.msm_g1(&h).context("GPU MSM H")?;
-            return Ok(HTerm { term, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt });
+            return Ok(HTerm { term, abc: 0.0, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt });
         };
         let Some(h) = h_on_device(self.device, a, b, c, plan)? else {
-            return Ok(HTerm { term: G1Projective::identity(), copies: 0.0, ntt: 0.0, msm: 0.0 });
+            return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
         let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
-        Ok(HTerm { term, copies, ntt: on_device - copies, msm })
+        Ok(HTerm { term, abc: 0.0, copies, ntt: on_device - copies, msm })
+    }
+
+    /// a, b and c evaluated on the device from the key's matrices, there
+    /// from the first witness on, and never copied; where the matrices do
+    /// not fit, evaluated on the CPU and copied in as in `h_term`.
+    fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
+        let step = self.step();
+        let start = Instant::now();
+        let room_then = room(self.device, self.budget)?;
+        let Some(on_device) = self.key.matrices(self.device, m, room_then, &step)? else {
+            drop(step);
+            return h_term_from_host_abc(self, m, w);
+        };
+        let upload = start.elapsed().as_secs_f64();
+        let room_now = room(self.device, self.budget)?.saturating_sub((w.inputs.len() + w.aux.len()) * 32);
+        let plan = HPlan::fitting(room_now, m.num_constraints().next_power_of_two())
+            .context("no device memory left for a witness's H step beside the circuit's matrices")?;
+        let Some(h) = h_of_witness(on_device, w, plan)? else {
+            return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
+        };
+        let on_device = start.elapsed().as_secs_f64();
+        let (copies, abc) = (upload + h.copy_seconds(), h.abc_seconds());
+        let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
+        let msm = start.elapsed().as_secs_f64() - on_device;
+        let ntt = on_device - copies - abc;
+        log::debug!("cuzk GPU {}: H of a witness: copies {copies:.3} s, a, b, c {abc:.3} s, NTTs {ntt:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index);
+        Ok(HTerm { term, abc, copies, ntt, msm })
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {

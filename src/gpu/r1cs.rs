@@ -3,20 +3,26 @@
 
 use std::{ffi::c_void, ptr};
 
-use anyhow::Result;
+use anyhow::{ensure, Result};
 use blstrs::Scalar as Fr;
 
 use super::{
     devices::Device,
-    sys::{self, check},
+    sys::{self, check, RawR1cs},
 };
-use crate::circuit::{Matrices, Witness};
+use crate::{
+    circuit::{Matrices, Witness},
+    priority_lock::PriorityGuard,
+};
 
 /// `Matrices` in a device's memory.
 pub struct DeviceMatrices {
-    device: &'static Device,
+    pub(super) device: &'static Device,
     raw: *mut c_void,
     rows: usize,
+    num_inputs: usize,
+    num_aux: usize,
+    bytes: usize,
 }
 
 // SAFETY: the C++ object has no thread affinity, and each call into it
@@ -43,13 +49,17 @@ pub struct DeviceAbc {
 impl DeviceMatrices {
     /// Uploads `m` (checked first: the kernels trust its indices).
     pub fn upload(device: &'static Device, m: &Matrices) -> Result<Self> {
+        Self::upload_held(device, m, &device.lock.lock(0))
+    }
+
+    /// `upload`, the caller holding the device's lock (`_held`).
+    pub(super) fn upload_held(device: &'static Device, m: &Matrices, _held: &PriorityGuard) -> Result<Self> {
         m.check()?;
         let csr = [&m.a, &m.b, &m.c];
         let starts = csr.map(|x| x.row_starts.as_ptr());
         let terms = csr.map(|x| x.terms.as_ptr());
         let nterms = csr.map(|x| x.terms.len());
         let mut raw = ptr::null_mut();
-        let _busy = device.lock.lock(0);
         // SAFETY: every pointer is valid for the length given beside it (the
         // row starts for rows + 1, as `check` made sure), read during the call only.
         check(unsafe {
@@ -65,11 +75,45 @@ impl DeviceMatrices {
                 &mut raw,
             )
         })?;
-        Ok(Self { device, raw, rows: m.num_constraints() })
+        let bytes = Self::bytes_for(m);
+        Ok(Self { device, raw, rows: m.num_constraints(), num_inputs: m.num_inputs, num_aux: m.num_aux, bytes })
     }
 
-    /// a, b, c of `w` (whose shape the device checks against the matrices').
+    /// Device bytes the matrices `m` take once uploaded.
+    pub fn bytes_for(m: &Matrices) -> usize {
+        let row_starts = 3 * (m.num_constraints() + 1) * 4;
+        row_starts + m.num_terms() * std::mem::size_of::<crate::circuit::Term>() + m.coeffs.len() * 32
+    }
+
+    /// Device bytes held.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub(super) fn raw(&self) -> RawR1cs {
+        self.raw
+    }
+
+    /// Checks that `w` is an assignment of the matrices' shape.
+    pub(super) fn check_witness(&self, w: &Witness) -> Result<()> {
+        ensure!(
+            w.inputs.len() == self.num_inputs && w.aux.len() == self.num_aux,
+            "the witness ({} inputs, {} aux variables) does not fit the matrices on the device ({} and {})",
+            w.inputs.len(),
+            w.aux.len(),
+            self.num_inputs,
+            self.num_aux
+        );
+        Ok(())
+    }
+
+    /// a, b, c of `w`, into host memory.
     pub fn evaluate(&self, w: &Witness) -> Result<DeviceAbc> {
+        self.check_witness(w)?;
         let mut abc = [(); 3].map(|_| Vec::<Fr>::with_capacity(self.rows));
         let out = abc.each_mut().map(|v| v.as_mut_ptr());
         let mut kernel_ms = 0f32;

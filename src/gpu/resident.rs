@@ -2,25 +2,29 @@
 //! proofs when it fits beside a proof's working memory; otherwise its queries
 //! stay in (pinned) host memory and stream through the GPU at every MSM. Keys
 //! nobody holds any more, then the least recently used idle ones, make room.
+//! A key's circuit matrices join it on the device when a witness is proved
+//! under it, and leave with it.
 
 use std::{
     os::raw::c_int,
     ptr,
     sync::{Arc, Mutex, MutexGuard},
+    time::Instant,
 };
 
 use anyhow::{Context, Result};
 use blst::{blst_p1, blst_p2};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use group::Group;
-use once_cell::sync::Lazy;
+use once_cell::sync::{Lazy, OnceCell};
 
 use super::{
     devices::Device,
-    h_poly::DeviceH,
+    h_poly::{witness_step_bytes, DeviceH, HPlan},
+    r1cs::DeviceMatrices,
     sys::{self, check, RawQuery},
 };
-use crate::{groth16::ProvingKey, priority_lock::PriorityGuard};
+use crate::{circuit::Matrices, groth16::ProvingKey, priority_lock::PriorityGuard};
 
 /// One query object of cuda/srs_msm.cuh, freed with its group's destructor.
 pub struct Query {
@@ -99,6 +103,10 @@ pub struct DeviceKey {
     pub a: Query,
     pub b_g1: Query,
     pub b_g2: Query,
+    /// The key's recorded matrices on the device, from the first witness
+    /// proved under it; `None` inside when they did not fit (that witness's
+    /// and later ones' a, b and c are then evaluated on the CPU).
+    matrices: OnceCell<Option<DeviceMatrices>>,
     // Declared last: dropped after the queries that may point into it.
     pub pk: Arc<ProvingKey>,
 }
@@ -114,8 +122,45 @@ impl DeviceKey {
             a: g1_query(device, &pk.a, resident)?,
             b_g1: g1_query(device, &pk.b_g1, resident)?,
             b_g2: g2_query(device, &pk.b_g2, resident)?,
+            matrices: OnceCell::new(),
             pk,
         })
+    }
+
+    /// Device bytes it holds between proofs.
+    fn kept_bytes(&self) -> usize {
+        self.bytes + self.matrices.get().and_then(Option::as_ref).map_or(0, DeviceMatrices::bytes)
+    }
+
+    pub fn has_matrices(&self) -> bool {
+        matches!(self.matrices.get(), Some(Some(_)))
+    }
+
+    /// The key's recorded matrices `m` on `device`: uploaded at the first
+    /// call, when they fit in `room` beside a witness's H step with both NTT
+    /// vectors on the device; `None` when they did not (decided once). The
+    /// caller holds the device's lock (`held`).
+    pub fn matrices(&self, device: &'static Device, m: &Matrices, room: usize, held: &PriorityGuard) -> Result<Option<&DeviceMatrices>> {
+        let on_device = self.matrices.get_or_try_init(|| -> Result<_> {
+            let bytes = DeviceMatrices::bytes_for(m);
+            let step = witness_step_bytes(m.num_inputs + m.num_aux, m.num_constraints(), HPlan::TwoVectors);
+            if bytes + step > room {
+                log::info!(
+                    "cuzk: GPU {}: the circuit's matrices ({} MiB) and a witness's H step ({} MiB) do not fit in the {} MiB free (or left by the GPU memory budget): a, b and c are evaluated on the CPU",
+                    device.index,
+                    bytes >> 20,
+                    step >> 20,
+                    room >> 20
+                );
+                return Ok(None);
+            }
+            let start = Instant::now();
+            let uploaded = DeviceMatrices::upload_held(device, m, held)
+                .with_context(|| format!("uploading the circuit's matrices to GPU {}", device.index))?;
+            log::info!("cuzk: GPU {}: uploaded the circuit's matrices ({} MiB) in {:?}", device.index, bytes >> 20, start.elapsed());
+            Ok(Some(uploaded))
+        })?;
+        Ok(on_device.as_ref())
     }
 }
 
@@ -174,7 +219,7 @@ pub fn room(device: &Device, budget: Option<u64>) -> Result<usize> {
 
 /// `room` with the cache's `keys` in hand.
 fn room_beside(keys: &[Arc<DeviceKey>], device: &Device, budget: Option<u64>) -> Result<usize> {
-    let kept = keys.iter().filter(|k| k.device == device.index).map(|k| k.bytes).sum();
+    let kept = keys.iter().filter(|k| k.device == device.index).map(|k| k.kept_bytes()).sum();
     Ok(room_within(device.free_bytes()?, budget, kept))
 }
 

@@ -84,6 +84,19 @@ extern "C" {
         out: *const *mut Fr,
         kernel_ms: *mut f32,
     ) -> sppark::Error;
+    pub fn cuzk_gpu_h_of_witness(
+        r1cs: RawR1cs,
+        inputs: *const Fr,
+        num_inputs: usize,
+        aux: *const Fr,
+        num_aux: usize,
+        lg_n: u32,
+        z_inv: *const Fr,
+        scratch: *mut Fr,
+        d_h: *mut *mut Fr,
+        copy_ms: *mut f32,
+        abc_ms: *mut f32,
+    ) -> sppark::Error;
     pub fn cuzk_gpu_r1cs_free(r1cs: RawR1cs);
 }
 

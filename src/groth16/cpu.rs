@@ -22,7 +22,7 @@ impl Backend for Cpu<'_> {
         let h = h_coefficients(a, b, c)?;
         let ntt = start.elapsed().as_secs_f64();
         let term = msm::msm_g1(&self.0.h, &h);
-        Ok(HTerm { term, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt })
+        Ok(HTerm { term, abc: 0.0, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt })
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {

@@ -13,5 +13,5 @@ pub mod synthetic_srs;
 
 pub use params::ProvingKey;
 pub use proof::{Proof, PROOF_BYTES};
-pub use backend::{Backend, G1Query, HTerm};
+pub use backend::{Backend, G1Query, HTerm, MsmScalars};
 pub use prover::{prove, prove_timed, prove_with, random_rs, StageTimes};

@@ -152,15 +152,16 @@ pub fn svg(spans: &[Span], title: &str) -> String {
     out
 }
 
-const STEP_NAMES: [&str; 9] = ["H copies in", "H NTTs", "MSM H", "MSM L", "select", "MSM A", "MSM B G1", "MSM B G2", "verify"];
-const STEP_COLOURS: [&str; 9] = ["#17becf", "#1f77b4", "#aec7e8", "#2ca02c", "#999", "#d62728", "#9467bd", "#8c564b", "#ff7f0e"];
+const STEP_NAMES: [&str; 10] = ["H copies in", "a, b, c", "H NTTs", "MSM H", "MSM L", "select", "MSM A", "MSM B G1", "MSM B G2", "verify"];
+const STEP_COLOURS: [&str; 10] =
+    ["#17becf", "#bcbd22", "#1f77b4", "#aec7e8", "#2ca02c", "#999", "#d62728", "#9467bd", "#8c564b", "#ff7f0e"];
 
 /// The steps in order; the H NTTs' strip also takes the rest of the H step
 /// (a wait for the device, allocations), so that later steps stay in place.
-fn step_list(p: &ProofStages) -> [(&'static str, f64); 9] {
+fn step_list(p: &ProofStages) -> [(&'static str, f64); 10] {
     let g = &p.groth16;
-    let h_rest = (g.h - g.h_copies - g.h_msm).max(0.0);
-    let secs = [g.h_copies, h_rest, g.h_msm, g.msm_l, g.select, g.msm_a, g.msm_b_g1, g.msm_b_g2, p.verify];
+    let h_rest = (g.h - g.h_copies - g.h_abc - g.h_msm).max(0.0);
+    let secs = [g.h_copies, g.h_abc, h_rest, g.h_msm, g.msm_l, g.select, g.msm_a, g.msm_b_g1, g.msm_b_g2, p.verify];
     std::array::from_fn(|i| (STEP_NAMES[i], secs[i]))
 }
 

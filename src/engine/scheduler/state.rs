@@ -16,7 +16,7 @@ use anyhow::Result;
 use blstrs::Scalar as Fr;
 
 use crate::{
-    circuit::{segment_pieces_on, Synthesized},
+    circuit::{segment_pieces_on, Assignment},
     engine::{
         bulk_pool,
         config::Config,
@@ -37,7 +37,7 @@ pub(super) struct QueueKey {
 }
 
 pub(super) struct Ready {
-    pub(super) cs: Synthesized,
+    pub(super) cs: Assignment,
     pub(super) public_inputs: Vec<Fr>,
     pub(super) bytes: u64,
     /// Its `synthesis_shares`, counted against `ready_queue_depth`.
@@ -388,7 +388,7 @@ pub(super) fn prover_workers(config: &Config) -> usize {
 mod tests {
     use super::*;
     use crate::{
-        circuit::{synthesize, MulChain},
+        circuit::{synthesize, MulChain, Witness},
         groth16::synthetic_srs,
     };
 
@@ -415,7 +415,7 @@ mod tests {
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.
     fn make_ready(st: &mut State, key: QueueKey, bytes: u64, shares: usize) {
         st.synthesized(key, shares);
-        st.ready.insert(key, Ready { cs: Synthesized::default(), public_inputs: Vec::new(), bytes, shares, since: Instant::now() });
+        st.ready.insert(key, Ready { cs: Witness::default().into(), public_inputs: Vec::new(), bytes, shares, since: Instant::now() });
     }
 
     #[test]

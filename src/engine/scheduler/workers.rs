@@ -20,7 +20,7 @@ use super::{
     Shared,
 };
 use crate::{
-    circuit::Synthesized,
+    circuit::Assignment,
     engine::{
         bulk_pool,
         job::{JobState, PartitionWork, Priority, Verification},
@@ -42,7 +42,7 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
     loop {
-        let (key, work, bytes, shares, pk, (mode, files)) = {
+        let (key, work, bytes, shares, pk, (mode, files, gpu_prover)) = {
             let mut st = lock(&shared.state);
             loop {
                 if st.synthesis_worker_retires() {
@@ -51,7 +51,8 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
                 if let Some((key, work, bytes, shares)) = st.take_synthesis() {
                     st.record(shared.started, key, Stage::SynthesisStart, worker);
                     let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
-                    break (key, work, bytes, shares, pk, (st.config.synthesis, st.config.matrices_files));
+                    let how = (st.config.synthesis, st.config.matrices_files, !st.config.selected_gpus().is_empty());
+                    break (key, work, bytes, shares, pk, how);
                 }
                 st = shared.synthesis_cv.wait(st).unwrap_or_else(|e| e.into_inner());
             }
@@ -60,7 +61,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         let PartitionWork { synthesize, public_inputs } = work;
         let synthesize = || {
             catch_unwind(AssertUnwindSafe(|| match &pk {
-                Some(pk) => synthesis::synthesize(synthesize, pk, mode, files),
+                Some(pk) => synthesis::synthesize(synthesize, pk, mode, files, gpu_prover),
                 None => bail!("the job finished before its partition was synthesized"),
             }))
             .unwrap_or_else(|p| Err(panic_error(p)))
@@ -70,7 +71,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
             ensure!(
-                !verified || cs.inputs.get(1..) == Some(&public_inputs[..]),
+                !verified || cs.inputs().get(1..) == Some(&public_inputs[..]),
                 "circuit inputs differ from the public inputs the verifier derives"
             );
             Ok(cs)
@@ -176,7 +177,7 @@ fn prove_and_verify(
     on: Placement,
     pk: &Arc<ProvingKey>,
     verification: Verification,
-    cs: Synthesized,
+    cs: Assignment,
     public_inputs: Vec<Fr>,
 ) -> Result<(Proof, ProofStages)> {
     let (r, s) = random_rs(&mut OsRng);

@@ -1,0 +1,106 @@
+// A circuit's recorded R1CS on a device (src/circuit/matrices.rs): the A, B
+// and C matrices in compressed sparse rows, kept in device memory, and each
+// matrix times a witness z = inputs ++ aux evaluated there. Coefficient code
+// 0 is 1 and code 1 is -1: those terms add or subtract without a multiplication.
+#ifndef CUZK_R1CS_CUH
+#define CUZK_R1CS_CUH
+
+#include <algorithm>
+#include <ff/bls12-381.hpp>
+
+#include "error.cuh"
+#include "staged_copy.cuh"
+
+// Mirrors circuit::Term.
+struct term_t {
+    uint32_t column;
+    uint32_t coeff;
+};
+
+// out[i] = <row_i, z> for every row; one thread per row, grid-stride.
+static __global__ void csr_evaluate(fr_t* out, const uint32_t* row_starts, const term_t* terms,
+                                    const fr_t* coeffs, const fr_t* z, size_t rows)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows;
+         i += (size_t)gridDim.x * blockDim.x) {
+        fr_t acc;
+        acc.zero();
+        for (uint32_t k = row_starts[i], end = row_starts[i + 1]; k < end; k++) {
+            const term_t t = terms[k];
+            const fr_t v = z[t.column];
+            if (t.coeff == 0)
+                acc += v;
+            else if (t.coeff == 1)
+                acc -= v;
+            else if (!v.is_zero())
+                acc += v * coeffs[t.coeff];
+        }
+        out[i] = acc;
+    }
+}
+
+// Device memory of n elements of T, released on every path, a throw included.
+template<class T> struct device_array_t {
+    T* ptr = nullptr;
+    device_array_t() = default;
+    explicit device_array_t(size_t n) { CUDA_OK(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T))); }
+    device_array_t(const device_array_t&) = delete;
+    device_array_t& operator=(const device_array_t&) = delete;
+    ~device_array_t() { if (ptr) (void)cudaFree(ptr); }
+    void upload(const gpu_t& gpu, const T* host, size_t n)
+    {
+        CUDA_OK(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T)));
+        htod_staged(gpu, ptr, host, n * sizeof(T));
+    }
+};
+
+// The matrices of one circuit on one device. The caller (Rust) has checked
+// them: row starts ascend to the term count, columns < num_z, codes < the
+// coefficient count, so no kernel reads out of bounds.
+class device_r1cs_t {
+    device_array_t<uint32_t> row_starts[3];
+    device_array_t<term_t> terms[3];
+    device_array_t<fr_t> coeffs;
+
+public:
+    const gpu_t& gpu;
+    const size_t rows, num_z;
+
+    device_r1cs_t(int device, const uint32_t* const host_starts[3], const term_t* const host_terms[3],
+                  const size_t nterms[3], size_t rows, const fr_t* host_coeffs, size_t ncoeffs,
+                  size_t num_z)
+    : gpu(select_gpu(device)), rows(rows), num_z(num_z)
+    {
+        for (int m = 0; m < 3; m++) {
+            row_starts[m].upload(gpu, host_starts[m], rows + 1);
+            terms[m].upload(gpu, host_terms[m], nterms[m]);
+        }
+        coeffs.upload(gpu, host_coeffs, ncoeffs);
+        gpu.sync();
+    }
+
+    // The arrays are freed by their destructors, after this body, on the
+    // matrices' device.
+    ~device_r1cs_t() { gpu.select(); }
+
+    // The witness (inputs, aux) copied into d_z (num_z scalars on the device).
+    void upload_witness(fr_t* d_z, const fr_t* inputs, size_t num_inputs, const fr_t* aux,
+                        size_t num_aux) const
+    {
+        if (num_inputs + num_aux != num_z)
+            throw cuda_error(cudaErrorInvalidValue, "the witness does not fit the matrices");
+        htod_staged(gpu, d_z, inputs, num_inputs * sizeof(fr_t));
+        htod_staged(gpu, d_z + num_inputs, aux, num_aux * sizeof(fr_t));
+    }
+
+    // Enqueues out[0..rows) = matrix m (0: A, 1: B, 2: C) times d_z.
+    void evaluate(int m, fr_t* out, const fr_t* d_z) const
+    {
+        const int blocks = gpu.sm_count() * 8, threads = 128;
+        csr_evaluate<<<blocks, threads, 0, gpu>>>(out, row_starts[m].ptr, terms[m].ptr, coeffs.ptr,
+                                                  d_z, rows);
+        CUDA_OK(cudaGetLastError());
+    }
+};
+
+#endif

@@ -1,0 +1,36 @@
+//! A partition as synthesis hands it to the prover.
+
+use blstrs::Scalar as Fr;
+
+use super::{Synthesized, Witness};
+
+pub enum Assignment {
+    /// Every constraint evaluated: a, b and c are in host memory.
+    Evaluated(Synthesized),
+    /// The witness alone: a, b and c are evaluated where the proof runs (on
+    /// a GPU, in device memory) from the circuit's recorded matrices, which
+    /// its proving key keeps.
+    Witness(Witness),
+}
+
+impl Assignment {
+    /// The public inputs, the constant one first.
+    pub fn inputs(&self) -> &[Fr] {
+        match self {
+            Assignment::Evaluated(cs) => &cs.inputs,
+            Assignment::Witness(w) => &w.inputs,
+        }
+    }
+}
+
+impl From<Synthesized> for Assignment {
+    fn from(cs: Synthesized) -> Self {
+        Assignment::Evaluated(cs)
+    }
+}
+
+impl From<Witness> for Assignment {
+    fn from(w: Witness) -> Self {
+        Assignment::Witness(w)
+    }
+}
