@@ -5,11 +5,13 @@
 extern "C" RustError cuzk_gpu_r1cs_new(int device, const uint32_t* const row_starts[3],
                                        const term_t* const terms[3], const size_t nterms[3],
                                        size_t rows, const fr_t* coeffs, size_t ncoeffs,
-                                       size_t num_z, device_r1cs_t** out)
+                                       size_t num_z, const uint32_t* const selections[2],
+                                       const size_t nselected[2], device_r1cs_t** out)
 {
     *out = nullptr;
     return guarded("uploading a circuit's matrices", [&] {
-        *out = new device_r1cs_t(device, row_starts, terms, nterms, rows, coeffs, ncoeffs, num_z);
+        *out = new device_r1cs_t(device, row_starts, terms, nterms, rows, coeffs, ncoeffs, num_z,
+                                 selections, nselected);
     });
 }
 
@@ -36,15 +38,16 @@ extern "C" RustError cuzk_gpu_r1cs_evaluate(const device_r1cs_t* r1cs, const fr_
 }
 
 // H of the witness (inputs, aux), a, b and c evaluated on the device from the
-// matrices and never copied; as cuzk_gpu_h_on_device otherwise. *copy_ms is
-// the witness's upload (and the one-vector plan's trips), *abc_ms the
-// evaluations' time.
+// matrices and never copied; as cuzk_gpu_h_on_device otherwise. The witness
+// stays on the device for the proof's MSMs: *d_z (num_z scalars; free both
+// it and *d_h with cuzk_gpu_free). *copy_ms is the witness's upload (and the
+// one-vector plan's trips), *abc_ms the evaluations' time.
 extern "C" RustError cuzk_gpu_h_of_witness(const device_r1cs_t* r1cs, const fr_t* inputs,
                                            size_t num_inputs, const fr_t* aux, size_t num_aux,
                                            uint32_t lg_n, const fr_t* z_inv, fr_t* scratch,
-                                           fr_t** d_h, float* copy_ms, float* abc_ms)
+                                           fr_t** d_h, fr_t** d_z, float* copy_ms, float* abc_ms)
 {
-    *d_h = nullptr;
+    *d_h = *d_z = nullptr;
     *copy_ms = *abc_ms = 0;
     return guarded("H polynomial of a witness (NTT)", [&] {
         const gpu_t& gpu = r1cs->gpu;
@@ -56,6 +59,27 @@ extern "C" RustError cuzk_gpu_h_of_witness(const device_r1cs_t* r1cs, const fr_t
         *d_h = h_polynomial(gpu, abc, copies, lg_n, z_inv, scratch);
         *copy_ms = copies.total_ms();
         *abc_ms = abc.evaluations.total_ms();
+        *d_z = std::exchange(z.ptr, nullptr);
+    });
+}
+
+// The scalars of selection q (0: A, 1: B) from the witness d_z on the device,
+// into new device memory *d_out (free it with cuzk_gpu_free) of *len scalars.
+extern "C" RustError cuzk_gpu_r1cs_select(const device_r1cs_t* r1cs, int q, const fr_t* d_z,
+                                          fr_t** d_out, size_t* len)
+{
+    *d_out = nullptr;
+    *len = 0;
+    return guarded("selecting MSM scalars on the device", [&] {
+        if (q != 0 && q != 1)
+            throw cuda_error(cudaErrorInvalidValue, "no such selection");
+        const gpu_t& gpu = r1cs->gpu;
+        gpu.select();
+        device_array_t<fr_t> out(r1cs->selected[q]);
+        r1cs->select(q, out.ptr, d_z);
+        gpu.sync();
+        *len = r1cs->selected[q];
+        *d_out = std::exchange(out.ptr, nullptr);
     });
 }
 

@@ -39,6 +39,14 @@ static __global__ void csr_evaluate(fr_t* out, const uint32_t* row_starts, const
     }
 }
 
+// out[j] = z[columns[j]] for j < n: the scalars a density selects.
+static __global__ void gather(fr_t* out, const fr_t* z, const uint32_t* columns, size_t n)
+{
+    for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < n;
+         j += (size_t)gridDim.x * blockDim.x)
+        out[j] = z[columns[j]];
+}
+
 // Device memory of n elements of T, released on every path, a throw included.
 template<class T> struct device_array_t {
     T* ptr = nullptr;
@@ -54,29 +62,45 @@ template<class T> struct device_array_t {
     }
 };
 
-// The matrices of one circuit on one device. The caller (Rust) has checked
-// them: row starts ascend to the term count, columns < num_z, codes < the
-// coefficient count, so no kernel reads out of bounds.
+// The matrices of one circuit on one device, and the columns of z whose
+// values are the A and B MSM scalars (the queries' densities). The caller
+// (Rust) has checked them: row starts ascend to the term count, columns <
+// num_z, codes < the coefficient count, so no kernel reads out of bounds.
 class device_r1cs_t {
     device_array_t<uint32_t> row_starts[3];
     device_array_t<term_t> terms[3];
     device_array_t<fr_t> coeffs;
+    device_array_t<uint32_t> selections[2];
 
 public:
     const gpu_t& gpu;
     const size_t rows, num_z;
+    size_t selected[2];
 
     device_r1cs_t(int device, const uint32_t* const host_starts[3], const term_t* const host_terms[3],
                   const size_t nterms[3], size_t rows, const fr_t* host_coeffs, size_t ncoeffs,
-                  size_t num_z)
-    : gpu(select_gpu(device)), rows(rows), num_z(num_z)
+                  size_t num_z, const uint32_t* const host_selections[2], const size_t nselected[2])
+    : gpu(select_gpu(device)), rows(rows), num_z(num_z), selected{nselected[0], nselected[1]}
     {
         for (int m = 0; m < 3; m++) {
             row_starts[m].upload(gpu, host_starts[m], rows + 1);
             terms[m].upload(gpu, host_terms[m], nterms[m]);
         }
         coeffs.upload(gpu, host_coeffs, ncoeffs);
+        for (int q = 0; q < 2; q++)
+            selections[q].upload(gpu, host_selections[q], selected[q]);
         gpu.sync();
+    }
+
+    // Enqueues out[0..selected[q]) = the scalars of selection q (0: A, 1: B)
+    // from d_z.
+    void select(int q, fr_t* out, const fr_t* d_z) const
+    {
+        if (selected[q] == 0)
+            return;
+        const int blocks = gpu.sm_count() * 4, threads = 256;
+        gather<<<blocks, threads, 0, gpu>>>(out, d_z, selections[q].ptr, selected[q]);
+        CUDA_OK(cudaGetLastError());
     }
 
     // The arrays are freed by their destructors, after this body, on the

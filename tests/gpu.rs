@@ -1,9 +1,9 @@
 //! The GPU backend computes what the CPU computes: MSMs in G1 and G2 (zero
 //! scalars, points at infinity, sizes that are not powers of two), the H
 //! polynomial through NTTs, a, b and c from a circuit's recorded matrices,
-//! and — for fixed r and s — the same proof bytes, on
-//! synthetic circuits and on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and
-//! SnapDeals circuits.
+//! and — for fixed r and s — the same proof bytes, on synthetic circuits and
+//! on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and SnapDeals circuits,
+//! synthesized in full or proved from a witness.
 //!
 //! These need a CUDA device and fail without one; run them on the GPU machine
 //! (docs/GPU.md). CI builds them and runs the CPU tests of the `cuda` build.
@@ -17,12 +17,13 @@ use cuzk::{
     circuit::{record, synthesize, synthesize_witness, MulChain, Synthesized},
     engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
     gpu::{self, Device, DeviceMatrices, DevicePoints, GpuProver, HPlan},
-    groth16::{cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
+    groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::{
-    post as stock_post, update as stock_update, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
+    post as stock_post, update as stock_update, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof,
+    RegisteredUpdateProof, SectorId,
 };
 use group::{prime::PrimeCurveAffine, Group};
 use rand::SeedableRng;
@@ -190,23 +191,25 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
         let on_cpu = prove(&pk, cs.clone(), r, s).unwrap().to_bytes().to_vec();
         let witness_on_cpu = prove(&pk, witness.clone(), r, s).unwrap().to_bytes().to_vec();
         assert_eq!(witness_on_cpu, on_cpu, "{what}: the CPU's proof of the witness");
-        let proof = |what: &str, pk: &Arc<ProvingKey>, on: Placement| {
-            let timed = prove_timed(GpuFailure::Error, on, pk, witness.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
-            assert_eq!(timed.gpu, Some(0), "{what}: the proof did not run on the GPU");
-            assert_eq!(timed.proof.to_bytes().to_vec(), on_cpu, "{what}: the GPU's proof of the witness differs from the CPU's");
-            let t = timed.stages;
+        // Proved with a prover of its own: whether the matrices and the
+        // witness (the MSMs' scalars) were on the device.
+        let proof = |what: &str, pk: &Arc<ProvingKey>, budget: Option<u64>| {
+            let gpu = GpuProver::acquire_among(pk, None, 0, budget).expect("a device").unwrap();
+            let (proof, t) = groth16::prove_timed(&gpu, pk, witness.clone(), r, s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+            assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}: the GPU's proof of the witness differs from the CPU's");
             assert!(t.h_abc > 0.0 && t.h_abc + t.h_copies + t.h_ntt + t.h_msm <= t.h + 1e-3, "{what}: {t:?}");
-            GpuProver::acquire_among(pk, None, 0, on.gpu_memory_budget).unwrap().unwrap().matrices_on_device()
+            (gpu.matrices_on_device(), gpu.holds_witness())
         };
-        assert!(proof(what, &pk, Placement::ANY), "{what}: the matrices were not kept on the device");
-        assert!(proof(&format!("{what}, matrices already there"), &pk, Placement::ANY));
+        assert_eq!(proof(what, &pk, None), (true, true), "{what}: the matrices and the witness were not kept on the device");
+        assert_eq!(proof(&format!("{what}, matrices already there"), &pk, None), (true, true));
+        let engine = prove_timed(GpuFailure::Error, Placement::ANY, &pk, witness.clone(), r, s).unwrap();
+        assert_eq!((engine.gpu, engine.proof.to_bytes().to_vec()), (Some(0), on_cpu.clone()), "{what}: through the engine's prover");
         // Room for the key's working memory and one NTT vector, not for the
         // matrices: a, b and c come from the CPU, the bytes are the same.
         let small = keyed(matrices, &cs, 2051);
         let n = cs.num_constraints().next_power_of_two();
         let budget = Some(HPlan::OneVector.device_bytes(n) as u64 + (8 << 20));
-        let on = Placement { gpu_memory_budget: budget, ..Placement::ANY };
-        assert!(!proof(&format!("{what} under a small budget"), &small, on), "{what}: the matrices went beyond the budget");
+        assert_eq!(proof(&format!("{what} under a small budget"), &small, budget), (false, false), "{what}: the matrices went beyond the budget");
     }
     // With the matrices there and room for one NTT vector beside the
     // witness, H takes the one-vector plan.
@@ -221,6 +224,32 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
     drop(hog);
     assert_eq!(tight.gpu, Some(0));
     assert_eq!(tight.proof.to_bytes().to_vec(), on_cpu, "one-vector plan of a witness");
+}
+
+/// The proof of instance 2's witness on the device, under a key holding the
+/// matrices recorded from instance 1, against the CPU's proof of instance 2
+/// synthesized in full.
+fn witness_proof_on_device_is_the_cpus<C: bellperson::Circuit<Fr>>(circuit: impl Fn(u64) -> C, seed: u64, what: &str) {
+    let (r, s) = (Fr::from(37u64), Fr::from(41u64));
+    let cs = synthesize(circuit(2)).unwrap();
+    let pk = synthetic_srs::key_for(&cs, seed);
+    assert!(pk.matrices.set(record(circuit(1)).unwrap().0).is_ok());
+    let pk = Arc::new(pk);
+    let on_cpu = prove(&pk, cs, r, s).unwrap().to_bytes().to_vec();
+    let gpu = GpuProver::acquire_among(&pk, None, 0, None).expect("a device").unwrap();
+    let (proof, _) = groth16::prove_timed(&gpu, &pk, synthesize_witness(circuit(2)).unwrap(), r, s).unwrap();
+    assert!(gpu.holds_witness(), "{what}: the witness was not proved from the device");
+    assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}: the GPU's proof of the witness differs from the CPU's");
+}
+
+#[test]
+fn witnesses_of_the_2kib_post_and_snapdeals_circuits_prove_on_the_device_with_cpu_bytes() {
+    let _gpu = exclusive();
+    for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
+        witness_proof_on_device_is_the_cpus(|seed| random_vanilla::post_circuit::<SectorShape2KiB>(rp, seed).unwrap(), 2061, &format!("{rp:?}"));
+    }
+    let rp = RegisteredUpdateProof::StackedDrg2KiBV1;
+    witness_proof_on_device_is_the_cpus(|seed| random_vanilla::update_circuit::<SectorShape2KiB>(rp, seed).unwrap(), 2062, "SnapDeals");
 }
 
 /// A folder of its own for a sealed sector, removed afterwards.

@@ -67,6 +67,20 @@ impl Density {
         self.bits[idx / 64] & (1u64 << (idx % 64)) != 0
     }
 
+    /// The indices of the marked variables, ascending.
+    pub fn marked(&self) -> impl Iterator<Item = usize> + '_ {
+        self.bits.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    w * 64 + bit
+                })
+            })
+        })
+    }
+
     /// Number of variables registered.
     pub fn len(&self) -> usize {
         self.len
@@ -138,6 +152,7 @@ mod tests {
         assert_eq!(d.len(), 130);
         let values: Vec<usize> = (0..130).collect();
         assert_eq!(d.select(&values), vec![3, 64, 129]);
+        assert_eq!(d.marked().collect::<Vec<_>>(), vec![3, 64, 129]);
         assert!(!d.is_set(4));
 
         let mut joined = d.clone();

@@ -10,7 +10,9 @@
 //!   device memory instead). A witness proved on a GPU holds neither: a, b
 //!   and c are evaluated in device memory from the circuit's matrices (which
 //!   the key's memory counts);
-//! - after H (a, b, c freed): the A and B MSM scalars (2 V at most).
+//! - after H (a, b, c freed): the A or the B MSM scalars, one at a time (V
+//!   at most), picked in host memory unless a GPU holding the witness picks
+//!   them on the device (then the partition holds its witness alone).
 //!
 //! Densities (one bit per variable) and proofs are negligible. The estimate is
 //! an upper bound for every circuit cuzk proves: their constraint counts fill
@@ -35,7 +37,7 @@ pub fn partition_bytes(pk: &ProvingKey, cpu_prover: bool, mode: SynthesisMode) -
         (false, SynthesisMode::Full) => 3 * domain,
         (false, SynthesisMode::Witness) => 0,
     };
-    FIELD_BYTES * (variables + until_h.max(2 * variables))
+    FIELD_BYTES * (variables + until_h.max(variables))
 }
 
 #[cfg(test)]
@@ -58,8 +60,8 @@ mod tests {
         assert!(gpu < 3 * held, "estimate {gpu} far above {held}");
         assert_eq!(cpu - gpu, 32 * 3 * 1024);
         assert_eq!(partition_bytes(&pk, true, SynthesisMode::Witness), cpu, "the CPU evaluates a, b, c in host memory");
-        // A witness on a GPU: the assignment and, after H, the MSM scalars.
+        // A witness on a GPU: the assignment and, after H, one query's MSM scalars.
         let variables = (cs.inputs.len() + cs.aux.len()) as u64;
-        assert_eq!(partition_bytes(&pk, false, SynthesisMode::Witness), 32 * 3 * variables);
+        assert_eq!(partition_bytes(&pk, false, SynthesisMode::Witness), 32 * 2 * variables);
     }
 }

@@ -16,7 +16,7 @@ use blstrs::Scalar as Fr;
 use {
     crate::{
         circuit::{Matrices, Witness},
-        groth16::{Backend, G1Query, HTerm},
+        groth16::{Backend, G1Query, HTerm, MsmScalars},
     },
     blstrs::{G1Projective, G2Projective},
 };
@@ -180,6 +180,14 @@ impl Backend for StepsRetried<'_> {
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         self.retried("MSM B G2", |be| be.msm_b_g2(scalars))
+    }
+
+    fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
+        self.retried("MSM", |be| be.msm_g1_over(query, scalars))
+    }
+
+    fn msm_b_g2_over(&self, scalars: &MsmScalars) -> Result<G2Projective> {
+        self.retried("MSM B G2", |be| be.msm_b_g2_over(scalars))
     }
 }
 

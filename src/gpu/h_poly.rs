@@ -1,7 +1,7 @@
 //! The H polynomial on a device: its coefficients stay in device memory for
 //! the H MSM, and come back to the host only when asked (tests, benchmarks).
 
-use std::{os::raw::c_int, ptr};
+use std::ptr;
 
 use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
@@ -9,6 +9,7 @@ use blstrs::Scalar as Fr;
 use super::{
     devices::Device,
     r1cs::DeviceMatrices,
+    scalars::DeviceScalars,
     sys::{self, check},
 };
 use crate::{circuit::Witness, groth16::ntt::Domain};
@@ -46,9 +47,7 @@ impl HPlan {
 
 /// The coefficients of H in device memory, `domain - 1` of them in use.
 pub struct DeviceH {
-    device: c_int,
-    ptr: *mut Fr,
-    domain: usize,
+    scalars: DeviceScalars,
     copy_seconds: f64,
     abc_seconds: f64,
 }
@@ -66,31 +65,18 @@ impl DeviceH {
         self.abc_seconds
     }
 
-    pub(super) fn as_ptr(&self) -> *const Fr {
-        self.ptr
+    /// The domain's scalars; the first `len()` are the coefficients.
+    pub(super) fn scalars(&self) -> &DeviceScalars {
+        &self.scalars
     }
 
     /// The coefficients the SRS has points for.
     pub fn len(&self) -> usize {
-        self.domain - 1
+        self.scalars.len() - 1
     }
 
     pub fn to_host(&self) -> Result<Vec<Fr>> {
-        let mut h: Vec<Fr> = Vec::with_capacity(self.domain);
-        // SAFETY: `ptr` holds `domain` scalars on `device`; `h` has room for
-        // them, all written before the call returns success.
-        check(unsafe { sys::cuzk_gpu_h_to_host(self.device, self.ptr, self.domain, h.as_mut_ptr()) })?;
-        // SAFETY: the call succeeded, so all `domain` scalars were written.
-        unsafe { h.set_len(self.domain) };
-        h.truncate(self.len());
-        Ok(h)
-    }
-}
-
-impl Drop for DeviceH {
-    fn drop(&mut self) {
-        // SAFETY: `ptr` came from cuzk_gpu_h_on_device on `device`, freed once.
-        unsafe { sys::cuzk_gpu_free(self.device, self.ptr.cast()) }
+        self.scalars.to_host(self.len())
     }
 }
 
@@ -147,8 +133,9 @@ pub fn h_on_device(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -
         )
     })
     .with_context(|| format!("GPU NTT ({plan:?})"))?;
-    let copy_seconds = f64::from(copy_ms) / 1e3;
-    Ok(Some(DeviceH { device: device.index, ptr: d_h, domain: domain.size(), copy_seconds, abc_seconds: 0.0 }))
+    // SAFETY: on success `d_h` holds the domain's scalars on `device`, ours.
+    let scalars = unsafe { DeviceScalars::from_raw(device.index, d_h, domain.size()) };
+    Ok(Some(DeviceH { scalars, copy_seconds: f64::from(copy_ms) / 1e3, abc_seconds: 0.0 }))
 }
 
 /// Device bytes a witness's H step needs beside its matrices: the witness,
@@ -158,8 +145,9 @@ pub fn witness_step_bytes(num_z: usize, rows: usize, plan: HPlan) -> usize {
 }
 
 /// H of witness `w`, a, b and c evaluated on the device from `m` and never
-/// leaving it; as `h_on_device` otherwise.
-pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Option<DeviceH>> {
+/// leaving it, and the witness `z = inputs ++ aux` there for the MSMs; as
+/// `h_on_device` otherwise.
+pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Option<(DeviceH, DeviceScalars)>> {
     m.check_witness(w)?;
     let domain = Domain::new(m.rows())?;
     if domain.size() == 1 {
@@ -167,11 +155,11 @@ pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Opti
     }
     let z_inv = domain.vanishing_on_coset_inverse();
     let mut scratch = Scratch::for_plan(plan, domain.size());
-    let (mut d_h, mut copy_ms, mut abc_ms) = (ptr::null_mut(), 0f32, 0f32);
+    let (mut d_h, mut d_z, mut copy_ms, mut abc_ms) = (ptr::null_mut(), ptr::null_mut(), 0f32, 0f32);
     // SAFETY: `m` is live and its shape is the witness's (checked above); the
     // witness slices are valid for their lengths; `scratch` is as its
-    // `as_mut_ptr` says; on success `d_h` receives device memory we own
-    // (freed by DeviceH); the times are plain out-values.
+    // `as_mut_ptr` says; on success `d_h` and `d_z` receive device memory we
+    // own; the times are plain out-values.
     check(unsafe {
         sys::cuzk_gpu_h_of_witness(
             m.raw(),
@@ -183,11 +171,18 @@ pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Opti
             &z_inv,
             scratch.as_mut_ptr(),
             &mut d_h,
+            &mut d_z,
             &mut copy_ms,
             &mut abc_ms,
         )
     })
     .with_context(|| format!("GPU NTT of a witness ({plan:?})"))?;
+    let device = m.device.index;
+    // SAFETY: on success `d_h` holds the domain's scalars and `d_z` the
+    // witness's on the matrices' device, both ours.
+    let (scalars, z) = unsafe {
+        (DeviceScalars::from_raw(device, d_h, domain.size()), DeviceScalars::from_raw(device, d_z, w.inputs.len() + w.aux.len()))
+    };
     let (copy_seconds, abc_seconds) = (f64::from(copy_ms) / 1e3, f64::from(abc_ms) / 1e3);
-    Ok(Some(DeviceH { device: m.device.index, ptr: d_h, domain: domain.size(), copy_seconds, abc_seconds }))
+    Ok(Some((DeviceH { scalars, copy_seconds, abc_seconds }, z)))
 }

@@ -8,6 +8,7 @@ mod h_poly;
 mod prover;
 mod r1cs;
 mod resident;
+mod scalars;
 mod sys;
 
 pub use devices::{devices, Device};
@@ -16,3 +17,4 @@ pub use h_poly::HPlan;
 pub use prover::GpuProver;
 pub use r1cs::{DeviceAbc, DeviceMatrices};
 pub use resident::{drop_unused_keys, working_bytes};
+pub use scalars::DeviceScalars;

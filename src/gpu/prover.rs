@@ -2,7 +2,7 @@
 //! (G1 and G2) through sppark's Pippenger over the key's queries on the device.
 
 use std::{
-    sync::{atomic::Ordering, Arc},
+    sync::{atomic::Ordering, Arc, Mutex, MutexGuard},
     time::Instant,
 };
 
@@ -13,11 +13,16 @@ use group::Group;
 use super::{
     devices::{devices, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
+    r1cs::{DeviceMatrices, Selection},
     resident::{key_on, room, DeviceKey},
+    scalars::DeviceScalars,
 };
 use crate::{
     circuit::{Matrices, Witness},
-    groth16::{backend::h_term_from_host_abc, cpu, Backend, G1Query, HTerm, ProvingKey},
+    groth16::{
+        backend::{h_term_from_host_abc, msm_g1_picked_on_host},
+        cpu, Backend, G1Query, HTerm, MsmScalars, ProvingKey,
+    },
     priority_lock::PriorityGuard,
 };
 
@@ -30,6 +35,9 @@ pub struct GpuProver {
     device: &'static Device,
     rank: u8,
     budget: Option<u64>,
+    /// The witness its H step uploaded, kept for the proof's MSMs (a prover
+    /// serves one proof).
+    witness: Mutex<Option<DeviceScalars>>,
 }
 
 impl GpuProver {
@@ -57,7 +65,7 @@ impl GpuProver {
         // Under the device's lock: no other proof's step holds working memory
         // while the key is sized against the free memory.
         let key = key_on(device, pk, budget, &device.lock.lock(rank));
-        Some(key.map(|key| Self { key, device, rank, budget }).inspect_err(|_| {
+        Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None) }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
         }))
     }
@@ -82,12 +90,40 @@ impl GpuProver {
     /// Whether the key's recorded matrices are on the device (a witness's a,
     /// b and c are evaluated there).
     pub fn matrices_on_device(&self) -> bool {
-        self.key.has_matrices()
+        self.key.device_matrices().is_some()
+    }
+
+    /// Whether the witness of this proof's H step is on the device (its
+    /// MSMs take their scalars there).
+    pub fn holds_witness(&self) -> bool {
+        self.kept_witness().is_some()
     }
 
     /// The device for one step.
     fn step(&self) -> PriorityGuard<'static> {
         self.device.lock.lock(self.rank)
+    }
+
+    fn kept_witness(&self) -> MutexGuard<'_, Option<DeviceScalars>> {
+        self.witness.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `on(matrices, z, inputs)` with the witness of this proof's H step and
+    /// its key's matrices on the device, under one step of it; `None` when
+    /// the H step left no witness there (its a, b and c came from the host).
+    fn over_kept_witness<T>(
+        &self,
+        scalars: &MsmScalars,
+        on: impl FnOnce(&DeviceMatrices, &DeviceScalars, usize) -> Result<T>,
+    ) -> Option<Result<T>> {
+        let kept = self.kept_witness();
+        let (z, m) = (kept.as_ref()?, self.key.device_matrices()?);
+        let inputs = scalars.inputs.len();
+        if z.len() != inputs + scalars.aux.len() {
+            return Some(Err(anyhow::anyhow!("the witness on the device is not the one of the proof's MSMs")));
+        }
+        let _step = self.step();
+        Some(on(m, z, inputs))
     }
 }
 
@@ -117,7 +153,7 @@ impl Backend for GpuProver {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
-        let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
+        let term = self.key.h.msm_g1_device(h.scalars(), 0, h.len()).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
         Ok(HTerm { term, abc: 0.0, copies, ntt: on_device - copies, msm })
@@ -138,12 +174,13 @@ impl Backend for GpuProver {
         let room_now = room(self.device, self.budget)?.saturating_sub((w.inputs.len() + w.aux.len()) * 32);
         let plan = HPlan::fitting(room_now, m.num_constraints().next_power_of_two())
             .context("no device memory left for a witness's H step beside the circuit's matrices")?;
-        let Some(h) = h_of_witness(on_device, w, plan)? else {
+        let Some((h, z)) = h_of_witness(on_device, w, plan)? else {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
+        *self.kept_witness() = Some(z);
         let on_device = start.elapsed().as_secs_f64();
         let (copies, abc) = (upload + h.copy_seconds(), h.abc_seconds());
-        let term = self.key.h.msm_g1_device(&h).context("GPU MSM H")?;
+        let term = self.key.h.msm_g1_device(h.scalars(), 0, h.len()).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         let ntt = on_device - copies - abc;
         log::debug!("cuzk GPU {}: H of a witness: copies {copies:.3} s, a, b, c {abc:.3} s, NTTs {ntt:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index);
@@ -164,5 +201,38 @@ impl Backend for GpuProver {
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         let _step = self.step();
         self.key.b_g2.msm_g2(scalars).context("GPU MSM B (G2)")
+    }
+
+    /// With the witness of the H step on the device, the scalars come from
+    /// it: L's are its aux part, A's and B's are picked there.
+    fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
+        let k = &self.key;
+        let on_device = self.over_kept_witness(scalars, |m, z, inputs| match query {
+            G1Query::L => k.l.msm_g1_device(z, inputs, z.len() - inputs),
+            G1Query::A => {
+                let picked = m.select(Selection::A, z)?;
+                k.a.msm_g1_device(&picked, 0, picked.len())
+            }
+            G1Query::BG1 => {
+                let picked = m.select(Selection::B, z)?;
+                k.b_g1.msm_g1_device(&picked, 0, picked.len())
+            }
+        });
+        match on_device {
+            Some(msm) => msm.with_context(|| format!("GPU MSM {query:?} over the witness on the device")),
+            None => msm_g1_picked_on_host(self, query, scalars),
+        }
+    }
+
+    fn msm_b_g2_over(&self, scalars: &MsmScalars) -> Result<G2Projective> {
+        let k = &self.key;
+        let on_device = self.over_kept_witness(scalars, |m, z, _| {
+            let picked = m.select(Selection::B, z)?;
+            k.b_g2.msm_g2_device(&picked, 0, picked.len())
+        });
+        match on_device {
+            Some(msm) => msm.context("GPU MSM B (G2) over the witness on the device"),
+            None => self.msm_b_g2(&scalars.of(G1Query::BG1)),
+        }
     }
 }

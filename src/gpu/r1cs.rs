@@ -1,13 +1,17 @@
-//! A circuit's recorded matrices on a device, and a, b, c evaluated there
-//! from a witness (cuda/r1cs.cu).
+//! A circuit's recorded matrices on a device, a, b, c evaluated there from a
+//! witness, and the A and B MSM scalars picked there from it (cuda/r1cs.cu).
 
-use std::{ffi::c_void, ptr};
+use std::{
+    ffi::{c_int, c_void},
+    ptr,
+};
 
 use anyhow::{ensure, Result};
 use blstrs::Scalar as Fr;
 
 use super::{
     devices::Device,
+    scalars::DeviceScalars,
     sys::{self, check, RawR1cs},
 };
 use crate::{
@@ -15,7 +19,8 @@ use crate::{
     priority_lock::PriorityGuard,
 };
 
-/// `Matrices` in a device's memory.
+/// `Matrices` in a device's memory, with the columns of `z = inputs ++ aux`
+/// whose values are the A and B MSM scalars (`Selection`).
 pub struct DeviceMatrices {
     pub(super) device: &'static Device,
     raw: *mut c_void,
@@ -23,6 +28,24 @@ pub struct DeviceMatrices {
     num_inputs: usize,
     num_aux: usize,
     bytes: usize,
+}
+
+/// The scalars of the A or B query: the columns of z their densities pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    A = 0,
+    B = 1,
+}
+
+/// The columns of z each selection picks, in query order: all inputs, then
+/// the aux variables in A; the inputs and aux variables in B.
+fn selections(m: &Matrices) -> Result<[Vec<u32>; 2]> {
+    let n = m.num_inputs;
+    ensure!(n + m.num_aux <= u32::MAX as usize + 1, "a witness of {} variables has columns beyond u32", n + m.num_aux);
+    let column = |i: usize| i as u32;
+    let a = (0..n).chain(m.a_aux_density.marked().map(|i| n + i)).map(column).collect();
+    let b = m.b_input_density.marked().chain(m.b_aux_density.marked().map(|i| n + i)).map(column).collect();
+    Ok([a, b])
 }
 
 // SAFETY: the C++ object has no thread affinity, and each call into it
@@ -55,13 +78,16 @@ impl DeviceMatrices {
     /// `upload`, the caller holding the device's lock (`_held`).
     pub(super) fn upload_held(device: &'static Device, m: &Matrices, _held: &PriorityGuard) -> Result<Self> {
         m.check()?;
+        let picks = selections(m)?;
         let csr = [&m.a, &m.b, &m.c];
         let starts = csr.map(|x| x.row_starts.as_ptr());
         let terms = csr.map(|x| x.terms.as_ptr());
         let nterms = csr.map(|x| x.terms.len());
+        let (picked, npicked) = (picks.each_ref().map(|p| p.as_ptr()), picks.each_ref().map(Vec::len));
         let mut raw = ptr::null_mut();
         // SAFETY: every pointer is valid for the length given beside it (the
-        // row starts for rows + 1, as `check` made sure), read during the call only.
+        // row starts for rows + 1, as `check` made sure; the selections'
+        // columns are below num_z by construction), read during the call only.
         check(unsafe {
             sys::cuzk_gpu_r1cs_new(
                 device.index,
@@ -72,6 +98,8 @@ impl DeviceMatrices {
                 m.coeffs.as_ptr(),
                 m.coeffs.len(),
                 m.num_inputs + m.num_aux,
+                picked.as_ptr(),
+                npicked.as_ptr(),
                 &mut raw,
             )
         })?;
@@ -82,7 +110,8 @@ impl DeviceMatrices {
     /// Device bytes the matrices `m` take once uploaded.
     pub fn bytes_for(m: &Matrices) -> usize {
         let row_starts = 3 * (m.num_constraints() + 1) * 4;
-        row_starts + m.num_terms() * std::mem::size_of::<crate::circuit::Term>() + m.coeffs.len() * 32
+        let picked = m.num_inputs + m.a_aux_density.count() + m.b_input_density.count() + m.b_aux_density.count();
+        row_starts + m.num_terms() * std::mem::size_of::<crate::circuit::Term>() + m.coeffs.len() * 32 + picked * 4
     }
 
     /// Device bytes held.
@@ -109,6 +138,18 @@ impl DeviceMatrices {
             self.num_aux
         );
         Ok(())
+    }
+
+    /// The scalars `which` picks from the witness `z` (uploaded by
+    /// `h_of_witness`), in new device memory. The caller holds the device's lock.
+    pub(super) fn select(&self, which: Selection, z: &DeviceScalars) -> Result<DeviceScalars> {
+        let from = z.range(0, self.num_inputs + self.num_aux)?;
+        let (mut out, mut len) = (ptr::null_mut(), 0usize);
+        // SAFETY: `raw` is live; `from` holds num_z scalars on this device
+        // (checked above); on success `out` receives `len` scalars we own.
+        check(unsafe { sys::cuzk_gpu_r1cs_select(self.raw, which as c_int, from, &mut out, &mut len) })?;
+        // SAFETY: as the call's contract says: `len` scalars on this device.
+        Ok(unsafe { DeviceScalars::from_raw(self.device.index, out, len) })
     }
 
     /// a, b, c of `w`, into host memory.

@@ -8,7 +8,10 @@
 use std::{
     os::raw::c_int,
     ptr,
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex, MutexGuard,
+    },
     time::Instant,
 };
 
@@ -20,8 +23,9 @@ use once_cell::sync::{Lazy, OnceCell};
 
 use super::{
     devices::Device,
-    h_poly::{witness_step_bytes, DeviceH, HPlan},
+    h_poly::{witness_step_bytes, HPlan},
     r1cs::DeviceMatrices,
+    scalars::DeviceScalars,
     sys::{self, check, RawQuery},
 };
 use crate::{circuit::Matrices, groth16::ProvingKey, priority_lock::PriorityGuard};
@@ -58,12 +62,23 @@ impl Query {
         Ok(out)
     }
 
-    /// As `msm_g1`, over H's coefficients in device memory.
-    pub fn msm_g1_device(&self, h: &DeviceH) -> Result<G1Projective> {
+    /// As `msm_g1`, over scalars `from..from + n` in device memory.
+    pub fn msm_g1_device(&self, scalars: &DeviceScalars, from: usize, n: usize) -> Result<G1Projective> {
+        let on_device = scalars.range(from, n)?;
         let mut out = G1Projective::identity();
         let raw: &mut blst_p1 = out.as_mut();
-        // SAFETY: as in msm_g1; `h` holds `h.len()` scalars on this device.
-        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, h.as_ptr(), h.len(), raw) })?;
+        // SAFETY: as in msm_g1; `on_device` holds `n` scalars on this device.
+        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, on_device, n, raw) })?;
+        Ok(out)
+    }
+
+    /// As `msm_g1_device`, for a G2 query.
+    pub fn msm_g2_device(&self, scalars: &DeviceScalars, from: usize, n: usize) -> Result<G2Projective> {
+        let on_device = scalars.range(from, n)?;
+        let mut out = G2Projective::identity();
+        let raw: &mut blst_p2 = out.as_mut();
+        // SAFETY: as in msm_g2; `on_device` holds `n` scalars on this device.
+        check(unsafe { sys::cuzk_gpu_g2_msm_device(self.raw, on_device, n, raw) })?;
         Ok(out)
     }
 
@@ -104,9 +119,11 @@ pub struct DeviceKey {
     pub b_g1: Query,
     pub b_g2: Query,
     /// The key's recorded matrices on the device, from the first witness
-    /// proved under it; `None` inside when they did not fit (that witness's
-    /// and later ones' a, b and c are then evaluated on the CPU).
-    matrices: OnceCell<Option<DeviceMatrices>>,
+    /// proved under it for which they fit (until then a, b and c are
+    /// evaluated on the CPU).
+    matrices: OnceCell<DeviceMatrices>,
+    /// Whether a witness found no room for the matrices (logged once).
+    matrices_declined: AtomicBool,
     // Declared last: dropped after the queries that may point into it.
     pub pk: Arc<ProvingKey>,
 }
@@ -123,44 +140,49 @@ impl DeviceKey {
             b_g1: g1_query(device, &pk.b_g1, resident)?,
             b_g2: g2_query(device, &pk.b_g2, resident)?,
             matrices: OnceCell::new(),
+            matrices_declined: AtomicBool::new(false),
             pk,
         })
     }
 
     /// Device bytes it holds between proofs.
     fn kept_bytes(&self) -> usize {
-        self.bytes + self.matrices.get().and_then(Option::as_ref).map_or(0, DeviceMatrices::bytes)
+        self.bytes + self.device_matrices().map_or(0, DeviceMatrices::bytes)
     }
 
-    pub fn has_matrices(&self) -> bool {
-        matches!(self.matrices.get(), Some(Some(_)))
+    /// The key's matrices on the device, once uploaded.
+    pub fn device_matrices(&self) -> Option<&DeviceMatrices> {
+        self.matrices.get()
     }
 
     /// The key's recorded matrices `m` on `device`: uploaded at the first
-    /// call, when they fit in `room` beside a witness's H step with both NTT
-    /// vectors on the device; `None` when they did not (decided once). The
-    /// caller holds the device's lock (`held`).
+    /// call at which they fit in `room` beside a witness's H step with both
+    /// NTT vectors on the device; `None` while they do not. The caller holds
+    /// the device's lock (`held`).
     pub fn matrices(&self, device: &'static Device, m: &Matrices, room: usize, held: &PriorityGuard) -> Result<Option<&DeviceMatrices>> {
-        let on_device = self.matrices.get_or_try_init(|| -> Result<_> {
-            let bytes = DeviceMatrices::bytes_for(m);
-            let step = witness_step_bytes(m.num_inputs + m.num_aux, m.num_constraints(), HPlan::TwoVectors);
-            if bytes + step > room {
+        if let Some(on_device) = self.matrices.get() {
+            return Ok(Some(on_device));
+        }
+        let bytes = DeviceMatrices::bytes_for(m);
+        let step = witness_step_bytes(m.num_inputs + m.num_aux, m.num_constraints(), HPlan::TwoVectors);
+        if bytes + step > room {
+            if !self.matrices_declined.swap(true, Ordering::Relaxed) {
                 log::info!(
-                    "cuzk: GPU {}: the circuit's matrices ({} MiB) and a witness's H step ({} MiB) do not fit in the {} MiB free (or left by the GPU memory budget): a, b and c are evaluated on the CPU",
+                    "cuzk: GPU {}: the circuit's matrices ({} MiB) and a witness's H step ({} MiB) do not fit in the {} MiB free (or left by the GPU memory budget): a, b and c are evaluated on the CPU until they do",
                     device.index,
                     bytes >> 20,
                     step >> 20,
                     room >> 20
                 );
-                return Ok(None);
             }
-            let start = Instant::now();
-            let uploaded = DeviceMatrices::upload_held(device, m, held)
-                .with_context(|| format!("uploading the circuit's matrices to GPU {}", device.index))?;
-            log::info!("cuzk: GPU {}: uploaded the circuit's matrices ({} MiB) in {:?}", device.index, bytes >> 20, start.elapsed());
-            Ok(Some(uploaded))
-        })?;
-        Ok(on_device.as_ref())
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let uploaded = DeviceMatrices::upload_held(device, m, held)
+            .with_context(|| format!("uploading the circuit's matrices to GPU {}", device.index))?;
+        log::info!("cuzk: GPU {}: uploaded the circuit's matrices ({} MiB) in {:?}", device.index, bytes >> 20, start.elapsed());
+        // Under the device's lock no other call uploads them meanwhile.
+        Ok(Some(self.matrices.get_or_init(|| uploaded)))
     }
 }
 

@@ -63,6 +63,7 @@ extern "C" {
         out: *mut RawQuery,
     ) -> sppark::Error;
     pub fn cuzk_gpu_g2_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
+    pub fn cuzk_gpu_g2_msm_device(query: RawQuery, d_scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
     pub fn cuzk_gpu_g2_query_free(query: RawQuery);
     pub fn cuzk_gpu_r1cs_new(
         device: c_int,
@@ -73,6 +74,8 @@ extern "C" {
         coeffs: *const Fr,
         ncoeffs: usize,
         num_z: usize,
+        selections: *const *const u32,
+        nselected: *const usize,
         out: *mut RawR1cs,
     ) -> sppark::Error;
     pub fn cuzk_gpu_r1cs_evaluate(
@@ -94,9 +97,11 @@ extern "C" {
         z_inv: *const Fr,
         scratch: *mut Fr,
         d_h: *mut *mut Fr,
+        d_z: *mut *mut Fr,
         copy_ms: *mut f32,
         abc_ms: *mut f32,
     ) -> sppark::Error;
+    pub fn cuzk_gpu_r1cs_select(r1cs: RawR1cs, q: c_int, d_z: *const Fr, d_out: *mut *mut Fr, len: *mut usize) -> sppark::Error;
     pub fn cuzk_gpu_r1cs_free(r1cs: RawR1cs);
 }
 

@@ -8,6 +8,7 @@ use anyhow::Result;
 use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use once_cell::unsync::OnceCell;
 
+use super::free_later::free_later;
 use crate::circuit::{Density, Matrices, Witness};
 
 /// The G1 queries of a proving key besides H.
@@ -57,13 +58,23 @@ pub trait Backend {
     /// (`MsmScalars::of`). By default they are picked in host memory; a GPU
     /// that kept the witness of its H step picks them there.
     fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
-        self.msm_g1(query, &scalars.of(query))
+        msm_g1_picked_on_host(self, query, scalars)
     }
 
     /// As `msm_g1_over`, for the B query in G2 (B's scalars).
     fn msm_b_g2_over(&self, scalars: &MsmScalars) -> Result<G2Projective> {
         self.msm_b_g2(&scalars.of(G1Query::BG1))
     }
+}
+
+/// `backend.msm_g1` over `query`'s scalars picked in host memory.
+pub fn msm_g1_picked_on_host(backend: &(impl Backend + ?Sized), query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
+    let picked = scalars.of(query);
+    let msm = backend.msm_g1(query, &picked);
+    if let Cow::Owned(picked) = picked {
+        free_later(picked.capacity() * std::mem::size_of::<Fr>(), picked);
+    }
+    msm
 }
 
 /// What the MSMs after H take their scalars from: the assignment, and the

@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod cpu;
+mod free_later;
 pub mod msm;
 pub mod ntt;
 pub mod params;

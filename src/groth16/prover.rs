@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::{
     backend::{Backend, G1Query, MsmScalars},
     cpu::Cpu,
+    free_later::free_later,
     ntt::Domain,
     params::ProvingKey,
     proof::Proof,
@@ -147,22 +148,6 @@ pub fn prove_timed(backend: &dyn Backend, pk: &ProvingKey, input: impl Into<Assi
 
 const SCALAR_BYTES: usize = std::mem::size_of::<Fr>();
 
-/// Drops `value` (about `bytes` in size) on a thread of its own when it is
-/// large, returning that thread: giving gigabytes back to the kernel takes
-/// ~0.05 s a GB, which the prover, and its GPU, need not wait for (0.9-2.1 s
-/// per 32 GiB PoRep partition went untimed between the steps on the H200's
-/// host, 0.4-0.8 s per SnapDeals one). Small values drop here. The engine
-/// counts a partition's memory free when its proof returns, under a second
-/// early for what is freed last; the next partition's synthesis takes its
-/// memory over many seconds.
-fn free_later<T: Send + 'static>(bytes: usize, value: T) -> Option<JoinHandle<()>> {
-    if bytes < 64 << 20 {
-        return None;
-    }
-    // A failed spawn drops the closure, and `value` with it, here.
-    std::thread::Builder::new().name("cuzk-free".into()).spawn(move || drop(value)).ok()
-}
-
 /// The MSMs and the assembly, given the H term. L goes first: it needs no
 /// new memory, so the a, b, c being freed (`freeing`) are gone before the
 /// A and B scalars are picked (that wait counts as `select`, with the
@@ -232,32 +217,11 @@ pub fn random_rs<R: rand::RngCore>(rng: &mut R) -> (Fr, Fr) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::mpsc;
-
     use super::*;
     use crate::{
         circuit::{synthesize, MulChain},
         groth16::synthetic_srs,
     };
-
-    /// Sends the name of the thread that drops it.
-    struct Dropped(mpsc::Sender<Option<String>>);
-
-    impl Drop for Dropped {
-        fn drop(&mut self) {
-            let _ = self.0.send(std::thread::current().name().map(String::from));
-        }
-    }
-
-    #[test]
-    fn large_values_are_dropped_on_a_thread_of_their_own_and_small_ones_here() {
-        let (tx, rx) = mpsc::channel();
-        assert!(free_later(1 << 10, Dropped(tx.clone())).is_none());
-        assert_eq!(rx.try_recv().unwrap(), std::thread::current().name().map(String::from));
-        let freeing = free_later(1 << 30, Dropped(tx)).expect("a thread for a large value");
-        freeing.join().unwrap();
-        assert_eq!(rx.try_recv().unwrap().as_deref(), Some("cuzk-free"));
-    }
 
     #[test]
     fn a_witness_proves_with_the_keys_matrices_as_its_synthesis_does() {
