@@ -222,6 +222,8 @@ type EngineSettings struct {
 	Synthesis *string `json:"synthesis,omitempty"`
 	// MatricesFiles: in witness mode, recorded matrices kept in files beside the keys.
 	MatricesFiles *bool `json:"matrices_files,omitempty"`
+	// GPUFallback: "cpu" (a failed GPU step is redone on the CPU) or "error".
+	GPUFallback *string `json:"gpu_fallback,omitempty"`
 }
 
 // GPUSelection is the gpus setting: every usable GPU (All), or the listed

@@ -276,6 +276,18 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 	if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &fast}); engineCode(err) != cuzk.CodeInvalidArgument {
 		t.Errorf("synthesis %q: want CodeInvalidArgument, got %v", fast, err)
 	}
+	for _, fallback := range []string{"error", "cpu"} {
+		if err := cuzk.Configure(cuzk.EngineSettings{GPUFallback: &fallback}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cuzk.Settings(); err != nil || got.GPUFallback == nil || *got.GPUFallback != fallback {
+			t.Errorf("configured GPU fallback %q, in force %+v (%v)", fallback, got, err)
+		}
+	}
+	abort := "abort"
+	if err := cuzk.Configure(cuzk.EngineSettings{GPUFallback: &abort}); engineCode(err) != cuzk.CodeInvalidArgument {
+		t.Errorf("GPU fallback %q: want CodeInvalidArgument, got %v", abort, err)
+	}
 	// Index 64 is no usable GPU on any machine this runs on.
 	bad := cuzk.GPUSelection{Indices: []uint{64}}
 	if err := cuzk.Configure(cuzk.EngineSettings{GPUs: &bad}); engineCode(err) != cuzk.CodeInvalidArgument {

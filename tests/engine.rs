@@ -24,7 +24,7 @@ use cuzk::{
     engine::{
         is_cancelled, requests, synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesisMode, Verification, WaitOutcome,
+        Config, Engine, GpuFailure, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesisMode, Verification, WaitOutcome,
     },
     groth16::{synthetic_srs, Proof, ProvingKey},
 };
@@ -93,6 +93,7 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         gpu_memory_budget: None,
         synthesis: SynthesisMode::Full,
         matrices_files: false,
+        gpu_fallback: GpuFailure::RetryOnCpu,
     }
 }
 

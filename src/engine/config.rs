@@ -42,6 +42,20 @@ pub struct Config {
     /// In witness mode, whether a circuit's recorded matrices are read from
     /// and written to a file beside its proving key.
     pub matrices_files: bool,
+    /// What a GPU failure (out of memory, a CUDA error) does to a proof.
+    pub gpu_fallback: GpuFailure,
+}
+
+/// What to do when the GPU fails a proof.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GpuFailure {
+    /// The failed step, and the rest of the proof, done on the CPU.
+    #[default]
+    #[serde(rename = "cpu")]
+    RetryOnCpu,
+    /// The proof fails with the GPU's error.
+    #[serde(rename = "error")]
+    Error,
 }
 
 /// How a partition is synthesized.
@@ -111,6 +125,11 @@ impl Config {
             Some("0" | "false") => false,
             Some(other) => bail!("CUZK_MATRICES_FILES={other:?} is neither 1 nor 0"),
         };
+        let gpu_fallback = match var("CUZK_GPU_FALLBACK").as_deref().map(str::trim) {
+            None | Some("cpu") => GpuFailure::RetryOnCpu,
+            Some("error") => GpuFailure::Error,
+            Some(other) => bail!("CUZK_GPU_FALLBACK={other:?} is neither `cpu` nor `error`"),
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
         let config = Config {
             param_cache,
@@ -123,6 +142,7 @@ impl Config {
             gpu_memory_budget,
             synthesis,
             matrices_files,
+            gpu_fallback,
         };
         config.check()?;
         Ok(config)
@@ -269,6 +289,10 @@ mod tests {
         assert!(d.matrices_files && !from(&[("CUZK_MATRICES_FILES", "0")]).unwrap().matrices_files);
         assert_eq!(from(&[("CUZK_SYNTHESIS", "witness")]).unwrap().synthesis, SynthesisMode::Witness);
         assert_eq!(d.updated(br#"{"synthesis": "witness"}"#).unwrap().synthesis, SynthesisMode::Witness);
+        assert_eq!(d.gpu_fallback, GpuFailure::RetryOnCpu);
+        assert_eq!(from(&[("CUZK_GPU_FALLBACK", "error")]).unwrap().gpu_fallback, GpuFailure::Error);
+        assert_eq!(d.updated(br#"{"gpu_fallback": "error"}"#).unwrap().gpu_fallback, GpuFailure::Error);
+        assert_eq!(serde_json::to_value(d.gpu_fallback).unwrap(), "cpu");
     }
 
     #[test]
@@ -282,6 +306,8 @@ mod tests {
         assert!(from(&[("CUZK_GPU_MEMORY_BUDGET", "half")]).is_err());
         assert!(from(&[("CUZK_SYNTHESIS", "fast")]).is_err());
         assert!(from(&[("CUZK_MATRICES_FILES", "maybe")]).is_err());
+        assert!(from(&[("CUZK_GPU_FALLBACK", "abort")]).is_err());
+        assert!(from(&[]).unwrap().updated(br#"{"gpu_fallback": "abort"}"#).is_err());
         assert!(from(&[]).unwrap().updated(br#"{"synthesis": "fast"}"#).is_err());
     }
 

@@ -1,12 +1,13 @@
 //! Where a proof runs: on a GPU when the `cuda` feature found one, else on the
-//! CPU. A GPU failure (out of memory, a CUDA error) never aborts: by default
-//! the proof is retried on the CPU; `CUZK_GPU_FALLBACK=error` returns the
-//! error instead.
+//! CPU. A GPU failure (out of memory, a CUDA error) never aborts: as the
+//! configuration's `gpu_fallback` says, the proof is retried on the CPU or
+//! fails with the error.
 
 use std::sync::Arc;
 
 use anyhow::Result;
 
+pub use super::config::GpuFailure;
 use crate::{
     circuit::Assignment,
     groth16::{self, cpu::Cpu, Proof, ProvingKey, StageTimes},
@@ -21,29 +22,6 @@ use {
     blstrs::{G1Projective, G2Projective},
 };
 
-/// What to do when the GPU fails a proof.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GpuFailure {
-    RetryOnCpu,
-    Error,
-}
-
-/// `CUZK_GPU_FALLBACK`: `cpu` (the default) or `error`.
-pub fn gpu_failure_policy() -> GpuFailure {
-    parse_policy(std::env::var("CUZK_GPU_FALLBACK").ok().as_deref())
-}
-
-fn parse_policy(value: Option<&str>) -> GpuFailure {
-    match value {
-        Some("error") => GpuFailure::Error,
-        Some("cpu") | None => GpuFailure::RetryOnCpu,
-        Some(other) => {
-            log::warn!("cuzk: CUZK_GPU_FALLBACK={other:?} is neither `cpu` nor `error`: retrying on the CPU");
-            GpuFailure::RetryOnCpu
-        }
-    }
-}
-
 /// Under `policy`, a GPU failure to return, or `None` (logged) to prove on
 /// the CPU instead.
 #[cfg(any(feature = "cuda", test))]
@@ -55,13 +33,8 @@ fn returned(policy: GpuFailure, error: anyhow::Error) -> Option<anyhow::Error> {
     None
 }
 
-/// A Groth16 proof of `cs` under `pk` with randomisers `r`, `s`, GPU failures
-/// handled as `CUZK_GPU_FALLBACK` says.
-pub fn prove(pk: &Arc<ProvingKey>, cs: impl Into<Assignment>, r: Fr, s: Fr) -> Result<Proof> {
-    prove_under(gpu_failure_policy(), pk, cs, r, s)
-}
-
-/// As `prove`, GPU failures handled as `policy` says.
+/// A Groth16 proof of `cs` under `pk` with randomisers `r`, `s`, GPU
+/// failures handled as `policy` says.
 pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: impl Into<Assignment>, r: Fr, s: Fr) -> Result<Proof> {
     prove_timed(policy, Placement::ANY, pk, cs, r, s).map(|t| t.proof)
 }
@@ -228,14 +201,6 @@ mod tests {
             let (proof, _) = groth16::prove_timed(&retried, pk, cs.clone(), r, s).unwrap();
             assert_eq!(proof, expected, "{step}");
         }
-    }
-
-    #[test]
-    fn the_policy_comes_from_the_variable_and_defaults_to_the_cpu() {
-        assert_eq!(parse_policy(None), GpuFailure::RetryOnCpu);
-        assert_eq!(parse_policy(Some("cpu")), GpuFailure::RetryOnCpu);
-        assert_eq!(parse_policy(Some("error")), GpuFailure::Error);
-        assert_eq!(parse_policy(Some("abort")), GpuFailure::RetryOnCpu);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
     circuit::{synthesize, MulChain, Whole},
     engine::{
-        prover::prove,
+        prover::{prove_under, GpuFailure},
         synthesis_of,
         timeline::{Event, Stage},
         Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
@@ -115,7 +115,7 @@ fn sequential(key: &Arc<ProvingKey>, links: usize, jobs: usize, partitions: usiz
             let inputs = vec![c.output()];
             let cs = synthesize(c)?;
             let (r, s) = random_rs(&mut OsRng);
-            let proof = prove(key, cs, r, s)?;
+            let proof = prove_under(GpuFailure::RetryOnCpu, key, cs, r, s)?;
             ensure!(verify_proofs_batch(key.prepared_vk(), &mut OsRng, &[&proof.to_bellperson()], &[inputs])?, "proof invalid");
         }
     }
@@ -221,7 +221,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
     // Device initialisation and the key upload are paid before either is timed.
     let (r, s) = random_rs(&mut OsRng);
-    prove(&c2_key, synthesize(chain(1, c2_links))?, r, s)?;
+    prove_under(GpuFailure::RetryOnCpu, &c2_key, synthesize(chain(1, c2_links))?, r, s)?;
     let seq = sequential(&c2_key, c2_links, jobs, partitions)?;
     let (pipe, events) = pipelined(&c2_key, c2_links, jobs, partitions)?;
     let total = (jobs * partitions) as f64;

@@ -447,6 +447,7 @@ mod tests {
             gpu_memory_budget: None,
             synthesis: crate::engine::SynthesisMode::Full,
             matrices_files: false,
+            gpu_fallback: crate::engine::GpuFailure::RetryOnCpu,
         }
     }
 

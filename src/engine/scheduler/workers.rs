@@ -25,7 +25,7 @@ use crate::{
         bulk_pool,
         job::{JobState, PartitionWork, Priority, Verification},
         synthesis,
-        prover::{self, Placement, Timed},
+        prover::{self, GpuFailure, Placement, Timed},
         timeline::{ProofStages, Stage},
     },
     groth16::{random_rs, Proof, ProvingKey},
@@ -106,19 +106,21 @@ struct ProverWork {
     pk: Arc<ProvingKey>,
     verification: Verification,
     label: String,
-    /// The configuration's GPUs and their memory budget when the partition was taken.
+    /// The configuration's GPUs, their memory budget and the GPU failure
+    /// policy when the partition was taken.
     gpus: Vec<usize>,
     gpu_memory_budget: Option<u64>,
+    gpu_fallback: GpuFailure,
 }
 
 pub(super) fn prover_worker(shared: &Shared, worker: usize) {
     loop {
         let Some(work) = next_to_prove(shared, worker) else { return };
         let start = Instant::now();
-        let ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget } = work;
+        let ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget, gpu_fallback } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
         let on = Placement { gpus: Some(&gpus), rank: key.rank, gpu_memory_budget };
-        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(on, &pk, verification, cs, public_inputs)))
+        let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(gpu_fallback, on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
         st.proved(key, bytes);
@@ -163,8 +165,8 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
             let (verification, label) = (job.verification, job.label.clone());
             st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
             st.record(shared.started, key, Stage::ProveStart, worker);
-            let (gpus, gpu_memory_budget) = (st.config.selected_gpus(), st.config.gpu_memory_budget);
-            return Some(ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget });
+            let (gpus, gpu_memory_budget, gpu_fallback) = (st.config.selected_gpus(), st.config.gpu_memory_budget, st.config.gpu_fallback);
+            return Some(ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget, gpu_fallback });
         }
         st = shared.prover_cv.wait(st).unwrap_or_else(|e| e.into_inner());
     }
@@ -174,6 +176,7 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
 /// verifies the proof against `public_inputs`: no proof leaves the engine
 /// unverified.
 fn prove_and_verify(
+    gpu_fallback: GpuFailure,
     on: Placement,
     pk: &Arc<ProvingKey>,
     verification: Verification,
@@ -181,7 +184,7 @@ fn prove_and_verify(
     public_inputs: Vec<Fr>,
 ) -> Result<(Proof, ProofStages)> {
     let (r, s) = random_rs(&mut OsRng);
-    let Timed { proof, gpu, stages } = prover::prove_timed(prover::gpu_failure_policy(), on, pk, cs, r, s)?;
+    let Timed { proof, gpu, stages } = prover::prove_timed(gpu_fallback, on, pk, cs, r, s)?;
     let start = Instant::now();
     if verification == Verification::Required
         && !verify_proofs_batch(pk.prepared_vk(), &mut OsRng, &[&proof.to_bellperson()], &[public_inputs])?
