@@ -1,16 +1,24 @@
-//! Local generation of Groth16 parameters and verifying keys with the stock
-//! circuits and generator (storage-proofs' `CompoundProof::groth_params` with an
-//! RNG), for machines that cannot download the production ones. Files land in
+//! Local generation of Groth16 parameters and verifying keys, for machines that
+//! cannot download the production ones: by cuzk's generator (the circuit's
+//! matrices recorded from a random instance of its exact shape, then
+//! `groth16::generator`), or by stock's (storage-proofs'
+//! `CompoundProof::groth_params` with an RNG). Files land in
 //! `FIL_PROOFS_PARAMETER_CACHE` under the standard names; existing files are kept.
 
-use std::{collections::BTreeSet, path::PathBuf, time::Instant};
+use std::{
+    collections::BTreeSet,
+    fs::File,
+    io::{BufWriter, Write},
+    path::{Path, PathBuf},
+    time::Instant,
+};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use filecoin_proofs::{
     parameters::{public_params, window_post_public_params, winning_post_public_params},
     DefaultPieceHasher, PoRepConfig, PoStConfig,
 };
-use filecoin_proofs_api::RegisteredPoStProof;
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 use rand::rngs::OsRng;
 use storage_proofs_core::{
     compound_proof::CompoundProof,
@@ -24,7 +32,16 @@ use storage_proofs_update::{
     EmptySectorUpdate,
 };
 
-use super::{porep::SEAL_PROOFS, shape::with_shape};
+use super::{
+    porep::{self, SEAL_PROOFS},
+    random_vanilla,
+    sample::update_proof_for,
+    shape::with_shape,
+};
+use crate::{
+    circuit::{record, Matrices},
+    groth16::generator::{self, ToxicWaste},
+};
 
 /// Families of circuits, to generate only some of a sector size's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +67,15 @@ impl Family {
             other => bail!("unknown circuit family {other:?} (porep, ni-porep, winning-post, window-post, snapdeals)"),
         })
     }
+}
+
+/// Which generator makes the missing files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Generator {
+    /// cuzk's, from the circuit's recorded matrices (stock's for NI-PoRep).
+    Cuzk,
+    /// Stock's, for comparison.
+    Stock,
 }
 
 /// One parameter file and what happened to it.
@@ -78,8 +104,14 @@ pub fn parse_sector_size(s: &str) -> Result<u64> {
 }
 
 /// Generates, where missing, the parameters and verifying keys of `families` for
-/// `sector_size`. Proof types that share a circuit share one file.
+/// `sector_size` with cuzk's generator. Proof types that share a circuit share one file.
 pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
+    generate_with(Generator::Cuzk, sector_size, families)
+}
+
+/// `generate` with the generator named.
+pub fn generate_with(generator: Generator, sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
+    let ours = generator == Generator::Cuzk;
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     let mut run = |circuit: String, params: PathBuf, vk: PathBuf, gen: &dyn Fn() -> Result<()>| -> Result<()> {
@@ -106,8 +138,10 @@ pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
         let family = if ni { Family::NiPoRep } else { Family::PoRep };
         if families.contains(&family) {
             let config = proof.as_v1_config();
-            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
-                with_shape!(sector_size, porep, &config)
+            let (params, vk) = (proof.cache_params_path()?, proof.cache_verifying_key_path()?);
+            run(proof.circuit_identifier()?, params.clone(), vk.clone(), &|| match ours && !ni {
+                true => write_generated(&with_shape!(sector_size, porep_matrices, proof)?, &params, &vk),
+                false => with_shape!(sector_size, porep, &config),
             })?;
         }
     }
@@ -118,8 +152,10 @@ pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
         };
         if families.contains(&family) {
             let config = proof.as_v1_config();
-            run(proof.circuit_identifier()?, proof.cache_params_path()?, proof.cache_verifying_key_path()?, &|| {
-                with_shape!(sector_size, post, &config)
+            let (params, vk) = (proof.cache_params_path()?, proof.cache_verifying_key_path()?);
+            run(proof.circuit_identifier()?, params.clone(), vk.clone(), &|| match ours {
+                true => write_generated(&with_shape!(sector_size, post_matrices, proof)?, &params, &vk),
+                false => with_shape!(sector_size, post, &config),
             })?;
         }
     }
@@ -128,7 +164,10 @@ pub fn generate(sector_size: u64, families: &[Family]) -> Result<Vec<Outcome>> {
         // the PoRep config, so it names the PoRep file.
         let id = with_shape!(sector_size, update_circuit_id, sector_size)?;
         let (params, vk) = (parameter_cache_params_path(&id), parameter_cache_verifying_key_path(&id));
-        run(id, params, vk, &|| with_shape!(sector_size, update, sector_size))?;
+        run(id, params.clone(), vk.clone(), &|| match ours {
+            true => write_generated(&with_shape!(sector_size, update_matrices, sector_size)?, &params, &vk),
+            false => with_shape!(sector_size, update, sector_size),
+        })?;
     }
     Ok(out)
 }
@@ -145,6 +184,43 @@ pub const POST_PROOFS: [RegisteredPoStProof; 15] = {
         StackedDrgWindow32GiBV1_2, StackedDrgWindow64GiBV1_2,
     ]
 };
+
+/// The matrices of `proof`'s first partition circuit, recorded from random
+/// vanilla proofs of its exact shape (the structure is the same for every
+/// instance; tests/matrices.rs).
+fn porep_matrices<Tree: 'static + MerkleTreeTrait>(proof: RegisteredSealProof) -> Result<Matrices> {
+    let mut parts = porep::partition_circuits::<Tree>(random_vanilla::porep_c1(proof, 1)?)?;
+    Ok(record(parts.circuits.swap_remove(0))?.0)
+}
+
+fn post_matrices<Tree: 'static + MerkleTreeTrait>(proof: RegisteredPoStProof) -> Result<Matrices> {
+    Ok(record(random_vanilla::post_circuit::<Tree>(proof, 1)?)?.0)
+}
+
+fn update_matrices<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector_size: u64) -> Result<Matrices> {
+    Ok(record(random_vanilla::update_circuit::<Tree>(update_proof_for(sector_size)?, 1)?)?.0)
+}
+
+/// cuzk's parameters of the circuit of matrices `m`, under fresh toxic waste
+/// (dropped here), written to `params` and then `vk`, each through a
+/// temporary file renamed into place.
+fn write_generated(m: &Matrices, params: &Path, vk: &Path) -> Result<()> {
+    let generated = generator::generate(m, &ToxicWaste::random(&mut OsRng))?;
+    write_atomically(params, |w| generated.write(w))?;
+    write_atomically(vk, |w| generated.vk.write(w))
+}
+
+fn write_atomically(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut file = BufWriter::new(File::create(&tmp)?);
+    write(&mut file).and_then(|()| file.flush()).with_context(|| format!("writing {}", tmp.display()))?;
+    drop(file);
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
 
 fn porep<Tree: 'static + MerkleTreeTrait>(config: &PoRepConfig) -> Result<()> {
     type C<Tree> = StackedCompound<Tree, DefaultPieceHasher>;

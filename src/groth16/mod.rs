@@ -2,8 +2,10 @@
 //! (H through NTTs, the MSMs, assembly) and the proof encoding. Backend-agnostic
 //! data in, proof out; the CPU implementations of NTT and MSM live here too.
 
+mod affine;
 pub mod backend;
 pub mod cpu;
+pub mod generator;
 mod free_later;
 pub mod msm;
 pub mod ntt;

@@ -12,9 +12,10 @@ use anyhow::{bail, Result};
 use cuzk::api::params::{self, Family};
 
 const USAGE: &str = "usage:
-  cuzk params <sector-size>... [--only <family>,...]
+  cuzk params <sector-size>... [--only <family>,...] [--stock]
       generate missing Groth16 parameters and verifying keys (2KiB, 8MiB, 512MiB, 32GiB, 64GiB;
-      families: porep, ni-porep, winning-post, window-post, snapdeals; default all)
+      families: porep, ni-porep, winning-post, window-post, snapdeals; default all), for test
+      sectors: with cuzk's generator, or with stock's (--stock)
   cuzk demo
       seal a 2 KiB sector with the stock crates, prove C2 through cuzk's C ABI, verify, print timings
   cuzk bench engine
@@ -58,9 +59,12 @@ fn main() -> ExitCode {
 fn run_params(args: &[String]) -> Result<()> {
     let mut sizes = Vec::new();
     let mut families = Family::ALL.to_vec();
+    let mut generator = params::Generator::Cuzk;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        if arg == "--only" {
+        if arg == "--stock" {
+            generator = params::Generator::Stock;
+        } else if arg == "--only" {
             let Some(list) = it.next() else { bail!("--only needs a list of families") };
             families = list.split(',').map(Family::parse).collect::<Result<_>>()?;
         } else {
@@ -71,7 +75,7 @@ fn run_params(args: &[String]) -> Result<()> {
         bail!("cuzk params: name at least one sector size\n{USAGE}");
     }
     for size in sizes {
-        for o in params::generate(size, &families)? {
+        for o in params::generate_with(generator, size, &families)? {
             println!(
                 "{} {} ({:.1} s) {}",
                 if o.generated { "generated" } else { "present  " },

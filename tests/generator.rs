@@ -1,0 +1,111 @@
+//! cuzk's parameter generator on real 2 KiB circuits: keys made from the
+//! matrices of random instances (the shape alone), written in the standard
+//! layout, load in bellperson and in cuzk, and proofs of real sectors made
+//! with them, by cuzk's prover and by bellperson's, verify with the stock
+//! verifier against the written verifying key. `cuzk demo` in CI proves and
+//! verifies a real C2 under such a PoRep key. (Its points equal
+//! bellperson's generator's for the same toxic waste: the unit tests of
+//! groth16::generator.)
+
+use bellperson::{
+    groth16::{create_random_proof, prepare_verifying_key, verify_proof, Parameters, VerifyingKey},
+    Circuit,
+};
+use blstrs::{Bls12, Scalar as Fr};
+use cuzk::{
+    api::{post, random_vanilla, sample, snap},
+    circuit::{record, synthesize},
+    groth16::{
+        self,
+        generator::{generate, ToxicWaste},
+        ProvingKey,
+    },
+};
+use filecoin_proofs::SectorShape2KiB;
+use filecoin_proofs_api::{
+    post as stock_post, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof, SectorId,
+};
+use rand::{rngs::OsRng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Generates the parameters of a circuit shape from the matrices of a random
+/// instance of it (`structure`), writes and reads them back, and proves the
+/// real, satisfied instance `real` with both provers.
+fn generated_keys_prove_and_verify<C: Circuit<Fr> + Send>(structure: C, real: impl Fn() -> C, what: &str) {
+    let waste = ToxicWaste::random(&mut ChaCha8Rng::seed_from_u64(17));
+    let generated = generate(&record(structure).unwrap().0, &waste).unwrap();
+    let dir = std::env::temp_dir().join(format!("cuzk-generator-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (params_path, vk_path) = (dir.join(format!("{what}.params")), dir.join(format!("{what}.vk")));
+    generated.write(std::fs::File::create(&params_path).unwrap()).unwrap();
+    generated.vk.write(std::fs::File::create(&vk_path).unwrap()).unwrap();
+
+    let stock = Parameters::<Bls12>::read(std::fs::File::open(&params_path).unwrap(), true).unwrap();
+    let vk = VerifyingKey::<Bls12>::read(std::fs::File::open(&vk_path).unwrap()).unwrap();
+    assert!(stock.vk == vk, "{what}: the .vk differs from the key's");
+    let ours = ProvingKey::read_file(&params_path).unwrap();
+    let pvk = prepare_verifying_key(&vk);
+
+    let cs = synthesize(real()).unwrap();
+    let inputs = cs.inputs[1..].to_vec();
+    let (r, s) = groth16::random_rs(&mut OsRng);
+    let by_cuzk = groth16::prove(&ours, cs, r, s).unwrap().to_bellperson();
+    assert!(verify_proof(&pvk, &by_cuzk, &inputs).unwrap(), "{what}: cuzk's proof does not verify");
+    let by_bellperson = create_random_proof(real(), &stock, &mut OsRng).unwrap();
+    assert!(verify_proof(&pvk, &by_bellperson, &inputs).unwrap(), "{what}: bellperson's proof does not verify");
+    let mut wrong = inputs.clone();
+    wrong[0] += Fr::from(1u64);
+    assert!(!verify_proof(&pvk, &by_cuzk, &wrong).unwrap(), "{what}: a proof verifies against other inputs");
+    let _ = std::fs::remove_file(&params_path);
+    let _ = std::fs::remove_file(&vk_path);
+}
+
+/// A folder of its own, removed afterwards.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("cuzk-generator-{what}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn generated_post_and_snapdeals_keys_prove_real_sectors_and_verify_with_stock() {
+    let dir = TempDir::new("sector");
+    let sector = sample::seal_sector(RegisteredSealProof::StackedDrg2KiBV1_1, &dir.0, 81).unwrap();
+    let sid = SectorId::from(sector.sector_id);
+    let mut randomness = [9u8; 32];
+    randomness[31] &= 0x3f;
+    for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
+        let challenges = stock_post::generate_fallback_sector_challenges(rp, &randomness, &[sid], sector.prover_id).unwrap();
+        let replica = PrivateReplicaInfo::new(rp, sector.comm_r, dir.0.join("cache"), dir.0.join("sealed"));
+        let vanilla = vec![stock_post::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid]).unwrap()];
+        let real = || {
+            post::partition_circuits::<SectorShape2KiB>(rp, randomness, sector.prover_id, &vanilla, post::Scope::All).unwrap().circuits.remove(0)
+        };
+        let structure = random_vanilla::post_circuit::<SectorShape2KiB>(rp, 1).unwrap();
+        generated_keys_prove_and_verify(structure, real, &format!("{rp:?}"));
+    }
+
+    let u = sample::update_sector(&sector, &dir.0, 82).unwrap();
+    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
+    let files = snap::UpdateFiles {
+        sector_key: dir.0.join("sealed"),
+        sector_key_cache: dir.0.join("cache"),
+        replica: dir.0.join("update"),
+        replica_cache: dir.0.join("update-cache"),
+    };
+    let vanilla = snap::partition_vanilla_proofs(u.registered_proof, comms, &files).unwrap();
+    let real = || snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &vanilla, comms).unwrap().circuits.remove(0);
+    let structure = random_vanilla::update_circuit::<SectorShape2KiB>(RegisteredUpdateProof::StackedDrg2KiBV1, 1).unwrap();
+    generated_keys_prove_and_verify(structure, real, "SnapDeals");
+}
