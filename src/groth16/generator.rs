@@ -6,7 +6,7 @@
 //! `generate_parameters` gives for the same toxic waste, in its types, so
 //! that it is written in the standard `.params` / `.vk` layout.
 
-use std::{ops::AddAssign, sync::Arc};
+use std::{ops::AddAssign, sync::Arc, time::Instant};
 
 use anyhow::{ensure, Result};
 use bellperson::groth16::{Parameters, VerifyingKey};
@@ -97,6 +97,21 @@ where
         acc
     }
 
+    /// `mul_all`, with a log line before (an estimate from the rate
+    /// `progress` has seen) and after: a large key takes minutes.
+    fn mul_logged(&self, query: &str, scalars: &[Fr], progress: &mut Progress) -> Vec<P::AffineRepr> {
+        let estimate = progress.per_point.map_or(String::new(), |s| format!(", about {:.0} s", s * scalars.len() as f64));
+        log::info!("cuzk generator: {query} query, {} points{estimate}", scalars.len());
+        let start = Instant::now();
+        let points = self.mul_all(scalars);
+        let seconds = start.elapsed().as_secs_f64();
+        log::info!("cuzk generator: {query} query done in {seconds:.1} s");
+        if !scalars.is_empty() {
+            progress.per_point = Some(seconds / scalars.len() as f64);
+        }
+        points
+    }
+
     /// `s * base` for every scalar, in affine form.
     fn mul_all(&self, scalars: &[Fr]) -> Vec<P::AffineRepr> {
         let mut out = vec![P::AffineRepr::default(); scalars.len()];
@@ -106,6 +121,12 @@ where
         });
         out
     }
+}
+
+/// Seconds per point of the last query of a group, for the next one's estimate.
+#[derive(Default)]
+struct Progress {
+    per_point: Option<f64>,
 }
 
 /// Bits `at..at + bits` of a little-endian number (`bits` <= 16).
@@ -132,6 +153,7 @@ fn columns_at_tau(m: &Csr, coeffs: &[Fr], lagrange: &[Fr], columns: usize) -> Ve
 /// The parameters of the circuit whose matrices are `m`, under `waste`.
 pub fn generate(m: &Matrices, waste: &ToxicWaste) -> Result<Parameters<Bls12>> {
     m.check()?;
+    log::info!("cuzk generator: {} constraints, {} variables", m.num_constraints(), m.num_inputs + m.num_aux);
     let ToxicWaste { g1, g2, alpha, beta, gamma, delta, tau } = *waste;
     let domain = Domain::new(m.num_constraints())?;
     let n = domain.size();
@@ -169,7 +191,8 @@ pub fn generate(m: &Matrices, waste: &ToxicWaste) -> Result<Parameters<Bls12>> {
 
     let g1_base = FixedBase::new(g1, h.len() + ext.len() + a.len() + b.len());
     let g2_base = FixedBase::new(g2, b.len());
-    let mut ic = g1_base.mul_all(&ext);
+    let (mut g1_rate, mut g2_rate) = (Progress::default(), Progress::default());
+    let mut ic = g1_base.mul_logged("IC and L", &ext, &mut g1_rate);
     let l = ic.split_off(m.num_inputs);
     let (g1, g2) = (g1.to_affine(), g2.to_affine());
     let vk = VerifyingKey::<Bls12> {
@@ -183,11 +206,11 @@ pub fn generate(m: &Matrices, waste: &ToxicWaste) -> Result<Parameters<Bls12>> {
     };
     Ok(Parameters {
         vk,
-        h: Arc::new(g1_base.mul_all(&h)),
+        h: Arc::new(g1_base.mul_logged("H", &h, &mut g1_rate)),
         l: Arc::new(l),
-        a: Arc::new(g1_base.mul_all(&a)),
-        b_g1: Arc::new(g1_base.mul_all(&b)),
-        b_g2: Arc::new(g2_base.mul_all(&b)),
+        a: Arc::new(g1_base.mul_logged("A", &a, &mut g1_rate)),
+        b_g1: Arc::new(g1_base.mul_logged("B (G1)", &b, &mut g1_rate)),
+        b_g2: Arc::new(g2_base.mul_logged("B (G2)", &b, &mut g2_rate)),
     })
 }
 
