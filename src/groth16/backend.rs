@@ -116,11 +116,6 @@ impl<'a> MsmScalars<'a> {
         self.picking.get()
     }
 
-    /// Host bytes the picked scalars hold.
-    pub fn picked_bytes(&self) -> usize {
-        self.b.get().map_or(0, |b| b.capacity() * std::mem::size_of::<Fr>())
-    }
-
     /// The picked B scalars, to free elsewhere.
     pub fn take_picked(&mut self) -> Vec<Fr> {
         self.b.take().unwrap_or_default()

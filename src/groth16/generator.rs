@@ -97,17 +97,18 @@ where
         acc
     }
 
-    /// `mul_all`, with a log line before (an estimate from the rate
-    /// `progress` has seen) and after: a large key takes minutes.
-    fn mul_logged(&self, query: &str, scalars: &[Fr], progress: &mut Progress) -> Vec<P::AffineRepr> {
-        let estimate = progress.per_point.map_or(String::new(), |s| format!(", about {:.0} s", s * scalars.len() as f64));
+    /// `mul_all`, with a log line before (an estimate from `per_point`, the
+    /// seconds per point of the group's query before, updated here) and
+    /// after: a large key takes minutes.
+    fn mul_logged(&self, query: &str, scalars: &[Fr], per_point: &mut Option<f64>) -> Vec<P::AffineRepr> {
+        let estimate = per_point.map_or(String::new(), |s| format!(", about {:.0} s", s * scalars.len() as f64));
         log::info!("cuzk generator: {query} query, {} points{estimate}", scalars.len());
         let start = Instant::now();
         let points = self.mul_all(scalars);
         let seconds = start.elapsed().as_secs_f64();
         log::info!("cuzk generator: {query} query done in {seconds:.1} s");
         if !scalars.is_empty() {
-            progress.per_point = Some(seconds / scalars.len() as f64);
+            *per_point = Some(seconds / scalars.len() as f64);
         }
         points
     }
@@ -121,12 +122,6 @@ where
         });
         out
     }
-}
-
-/// Seconds per point of the last query of a group, for the next one's estimate.
-#[derive(Default)]
-struct Progress {
-    per_point: Option<f64>,
 }
 
 /// Bits `at..at + bits` of a little-endian number (`bits` <= 16).
@@ -191,7 +186,7 @@ pub fn generate(m: &Matrices, waste: &ToxicWaste) -> Result<Parameters<Bls12>> {
 
     let g1_base = FixedBase::new(g1, h.len() + ext.len() + a.len() + b.len());
     let g2_base = FixedBase::new(g2, b.len());
-    let (mut g1_rate, mut g2_rate) = (Progress::default(), Progress::default());
+    let (mut g1_rate, mut g2_rate) = (None, None);
     let mut ic = g1_base.mul_logged("IC and L", &ext, &mut g1_rate);
     let l = ic.split_off(m.num_inputs);
     let (g1, g2) = (g1.to_affine(), g2.to_affine());

@@ -186,7 +186,8 @@ fn prove_after_h(
     let b2_acc = backend.msm_b_g2_over(&scalars)?;
     times.msm_b_g2 = lap(scalars.picking_seconds());
     times.select += scalars.picking_seconds();
-    free_later(scalars.picked_bytes(), scalars.take_picked());
+    let picked = scalars.take_picked();
+    free_later(picked.capacity() * SCALAR_BYTES, picked);
     log::debug!("cuzk prover: {times:?} after H");
 
     Ok((assemble(pk, r, s, h_acc, l_acc, a_acc, b1_acc, b2_acc), times))
