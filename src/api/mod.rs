@@ -4,6 +4,7 @@
 pub mod keys;
 pub mod params;
 pub mod porep;
+pub mod porep_circuit;
 pub mod post;
 pub mod prove;
 pub mod random_vanilla;

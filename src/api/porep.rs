@@ -11,10 +11,11 @@ use filecoin_proofs_api::{
     seal::{SealCommitPhase1Output, SealCommitPhase2Output, VanillaSealProof},
     ApiFeature, RegisteredAggregationProof, RegisteredSealProof, SectorId,
 };
-use filecoin_hashers::Domain;
+use filecoin_hashers::{Domain, Hasher};
 use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
-use storage_proofs_porep::stacked::{self, StackedCircuit, StackedCompound, StackedDrg};
+use storage_proofs_porep::stacked::{self, StackedCompound, StackedDrg};
 
+use super::porep_circuit::PorepCircuit;
 use super::shape::with_shape;
 use super::{keys::KeyOf, prove::prove_works};
 use crate::{
@@ -116,7 +117,7 @@ fn typed_vanilla<Tree: 'static + MerkleTreeTrait>(v: VanillaSealProof) -> Result
 /// verifier derives for each.
 pub struct PartitionCircuits<Tree: 'static + MerkleTreeTrait> {
     pub registered_proof: RegisteredSealProof,
-    pub circuits: Vec<StackedCircuit<Tree, DefaultPieceHasher>>,
+    pub circuits: Vec<PorepCircuit<Tree>>,
     pub public_inputs: Vec<Vec<Fr>>,
 }
 
@@ -125,7 +126,7 @@ pub struct PartitionCircuits<Tree: 'static + MerkleTreeTrait> {
 /// `circuit::synthesize_pieces`: a partition then synthesizes on many threads.
 pub struct PartitionPieces<Tree: 'static + MerkleTreeTrait> {
     pub registered_proof: RegisteredSealProof,
-    pub pieces: Vec<Vec<StackedCircuit<Tree, DefaultPieceHasher>>>,
+    pub pieces: Vec<Vec<PorepCircuit<Tree>>>,
     pub public_inputs: Vec<Vec<Fr>>,
 }
 
@@ -146,6 +147,37 @@ pub fn partition_pieces<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Out
 }
 
 fn build<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output, per_challenge: bool) -> Result<PartitionPieces<Tree>> {
+    let (registered_proof, pieces, public_inputs) = build_with(c1, per_challenge, |inputs, proofs, _, _| PorepCircuit::new(inputs, proofs))?;
+    Ok(PartitionPieces { registered_proof, pieces, public_inputs })
+}
+
+/// The stock circuits (`StackedCircuit`) of a C1 output, in pieces as
+/// `partition_pieces` gives cuzk's, for the tests that compare the two.
+#[cfg(test)]
+pub(crate) fn stock_pieces<Tree: 'static + MerkleTreeTrait>(
+    c1: SealCommitPhase1Output,
+) -> Result<Vec<Vec<stacked::StackedCircuit<Tree, DefaultPieceHasher>>>> {
+    let make = |inputs: &_, proofs: &[_], params: &_, k| {
+        StackedCompound::<Tree, DefaultPieceHasher>::circuit(inputs, (), &proofs.to_vec(), params, Some(k))
+    };
+    Ok(build_with(c1, true, make)?.1)
+}
+
+/// A C1 output's public inputs per partition, and its circuits made by
+/// `make` (from the public inputs, a partition's vanilla proofs or one of
+/// them, the vanilla parameters and the partition's index), one per
+/// partition or one per challenge.
+#[allow(clippy::type_complexity)]
+fn build_with<Tree: 'static + MerkleTreeTrait, C>(
+    c1: SealCommitPhase1Output,
+    per_challenge: bool,
+    make: impl Fn(
+        &stacked::PublicInputs<<Tree::Hasher as Hasher>::Domain, DefaultPieceDomain>,
+        &[stacked::Proof<Tree, DefaultPieceHasher>],
+        &stacked::PublicParams<Tree>,
+        usize,
+    ) -> Result<C>,
+) -> Result<(RegisteredSealProof, Vec<Vec<C>>, Vec<Vec<Fr>>)> {
     let SealCommitPhase1Output { registered_proof, vanilla_proofs, comm_r, comm_d, replica_id, seed, ticket: _ } = c1;
     let sector_size = u64::from(registered_proof.sector_size());
     ensure!(
@@ -187,23 +219,21 @@ fn build<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output, per_challe
             priority: false,
         },
     )?;
-    let mut out = PartitionPieces { registered_proof, pieces: Vec::new(), public_inputs: Vec::new() };
+    let (mut pieces, mut partition_inputs) = (Vec::new(), Vec::new());
     for (k, partition) in vanilla.iter().enumerate() {
-        let circuit = |proofs: &Vec<stacked::Proof<Tree, DefaultPieceHasher>>| {
-            StackedCompound::<Tree, DefaultPieceHasher>::circuit(&public_inputs, Default::default(), proofs, &compound.vanilla_params, Some(k))
-        };
-        out.pieces.push(if per_challenge {
-            partition.chunks(1).map(|one| circuit(&one.to_vec())).collect::<Result<_>>()?
+        let circuit = |proofs: &[stacked::Proof<Tree, DefaultPieceHasher>]| make(&public_inputs, proofs, &compound.vanilla_params, k);
+        pieces.push(if per_challenge {
+            partition.chunks(1).map(circuit).collect::<Result<_>>()?
         } else {
             vec![circuit(partition)?]
         });
-        out.public_inputs.push(StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
+        partition_inputs.push(StackedCompound::<Tree, DefaultPieceHasher>::generate_public_inputs(
             &public_inputs,
             &compound.vanilla_params,
             Some(k),
         )?);
     }
-    Ok(out)
+    Ok((registered_proof, pieces, partition_inputs))
 }
 
 fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {

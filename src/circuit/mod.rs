@@ -19,6 +19,7 @@ mod par_copy;
 mod partition;
 mod pieces;
 mod recorder;
+pub mod sha256;
 mod synthesized;
 mod term;
 mod witness;
