@@ -136,20 +136,18 @@ fn challenge<Tree: 'static + MerkleTreeTrait, CS: ConstraintSystem<Fr>>(
     let data_leaf = AllocatedNum::alloc(cs.namespace(|| "data_leaf"), || proof.data_leaf.ok_or(SynthesisError::AssignmentMissing))?;
     comm_d_inclusion(cs.namespace(|| "comm_d_inclusion"), comm_d_path, at.comm_d, &data_leaf)?;
 
-    let mut drg_parents = Vec::with_capacity(proof.drg_parents_proofs.len());
-    for (i, parent) in proof.drg_parents_proofs.into_iter().enumerate() {
-        let (column, path) = parent.alloc(cs.namespace(|| format!("drg_parent_{i}_num")))?;
-        let hash = column.hash(cs.namespace(|| format!("drg_parent_{i}_constraint")))?;
-        enforce_inclusion(cs.namespace(|| format!("drg_parent_{i}_inclusion")), path, at.comm_c, &hash)?;
+    // The parents' columns, DRG then expander, each hashed and included in tree C.
+    let drg_count = proof.drg_parents_proofs.len();
+    let drg = proof.drg_parents_proofs.into_iter().enumerate().map(|(i, p)| ("drg", i, p));
+    let exp = proof.exp_parents_proofs.into_iter().enumerate().map(|(i, p)| ("exp", i, p));
+    let mut drg_parents = Vec::with_capacity(drg_count);
+    for (kind, i, parent) in drg.chain(exp) {
+        let (column, path) = parent.alloc(cs.namespace(|| format!("{kind}_parent_{i}_num")))?;
+        let hash = column.hash(cs.namespace(|| format!("{kind}_parent_{i}_constraint")))?;
+        enforce_inclusion(cs.namespace(|| format!("{kind}_parent_{i}_inclusion")), path, at.comm_c, &hash)?;
         drg_parents.push(column);
     }
-    let mut exp_parents = Vec::with_capacity(proof.exp_parents_proofs.len());
-    for (i, parent) in proof.exp_parents_proofs.into_iter().enumerate() {
-        let (column, path) = parent.alloc(cs.namespace(|| format!("exp_parent_{i}_num")))?;
-        let hash = column.hash(cs.namespace(|| format!("exp_parent_{i}_constraint")))?;
-        enforce_inclusion(cs.namespace(|| format!("exp_parent_{i}_inclusion")), path, at.comm_c, &hash)?;
-        exp_parents.push(column);
-    }
+    let exp_parents = drg_parents.split_off(drg_count);
 
     let challenge = UInt64::alloc(cs.namespace(|| "challenge"), proof.challenge)?;
     challenge.pack_into_input(cs.namespace(|| "challenge input"))?;
