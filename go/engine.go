@@ -218,7 +218,7 @@ type EngineSettings struct {
 	// GPUMemoryBudget: bytes of each GPU cuzk may hold. In Settings, nil
 	// means no limit; lift a limit with ConfigureEngine({"gpu_memory_budget": null}).
 	GPUMemoryBudget *uint64 `json:"gpu_memory_budget,omitempty"`
-	// Synthesis: "full" or "witness".
+	// Synthesis: "witness" (the default) or "full".
 	Synthesis *string `json:"synthesis,omitempty"`
 	// MatricesFiles: in witness mode, recorded matrices kept in files beside the keys.
 	MatricesFiles *bool `json:"matrices_files,omitempty"`

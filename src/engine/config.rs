@@ -63,10 +63,10 @@ pub enum GpuFailure {
 #[serde(rename_all = "lowercase")]
 pub enum SynthesisMode {
     /// Every constraint evaluated as the circuit runs.
-    #[default]
     Full,
     /// The witness alone; a, b and c from the circuit's matrices, recorded
     /// from the first partition proved under its key.
+    #[default]
     Witness,
 }
 
@@ -116,8 +116,8 @@ impl Config {
             None => None,
         };
         let synthesis = match var("CUZK_SYNTHESIS").as_deref().map(str::trim) {
-            None | Some("full") => SynthesisMode::Full,
-            Some("witness") => SynthesisMode::Witness,
+            Some("full") => SynthesisMode::Full,
+            None | Some("witness") => SynthesisMode::Witness,
             Some(other) => bail!("CUZK_SYNTHESIS={other:?} is neither `full` nor `witness`"),
         };
         let matrices_files = match var("CUZK_MATRICES_FILES").as_deref().map(str::trim) {
@@ -285,10 +285,11 @@ mod tests {
         assert_eq!(d.post_memory_reserve, 1 << 30);
         assert_eq!(d.gpu_memory_budget, None);
         assert_eq!(from(&[("CUZK_GPU_MEMORY_BUDGET", "all")]).unwrap().gpu_memory_budget, None);
-        assert_eq!(d.synthesis, SynthesisMode::Full);
+        assert_eq!(d.synthesis, SynthesisMode::Witness);
         assert!(d.matrices_files && !from(&[("CUZK_MATRICES_FILES", "0")]).unwrap().matrices_files);
+        assert_eq!(from(&[("CUZK_SYNTHESIS", "full")]).unwrap().synthesis, SynthesisMode::Full);
         assert_eq!(from(&[("CUZK_SYNTHESIS", "witness")]).unwrap().synthesis, SynthesisMode::Witness);
-        assert_eq!(d.updated(br#"{"synthesis": "witness"}"#).unwrap().synthesis, SynthesisMode::Witness);
+        assert_eq!(d.updated(br#"{"synthesis": "full"}"#).unwrap().synthesis, SynthesisMode::Full);
         assert_eq!(d.gpu_fallback, GpuFailure::RetryOnCpu);
         assert_eq!(from(&[("CUZK_GPU_FALLBACK", "error")]).unwrap().gpu_fallback, GpuFailure::Error);
         assert_eq!(d.updated(br#"{"gpu_fallback": "error"}"#).unwrap().gpu_fallback, GpuFailure::Error);
