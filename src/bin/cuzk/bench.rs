@@ -51,10 +51,20 @@ pub struct Usage {
 
 /// This process's `Usage` now.
 pub fn usage() -> Usage {
+    usage_of(libc::RUSAGE_SELF)
+}
+
+/// The `Usage` of this process's children that have ended and been waited for.
+pub fn children_usage() -> Usage {
+    usage_of(libc::RUSAGE_CHILDREN)
+}
+
+fn usage_of(who: libc::c_int) -> Usage {
     let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `u` is a writable rusage; getrusage fills it (RUSAGE_SELF cannot fail).
+    // SAFETY: `u` is a writable rusage; getrusage fills it (it fails only for
+    // an invalid `who`, and both callers pass a valid one).
     let u = unsafe {
-        libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr());
+        libc::getrusage(who, u.as_mut_ptr());
         u.assume_init()
     };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
@@ -203,13 +213,14 @@ pub fn median_at(rows: &[serde_json::Value], pointer: &str) -> Option<f64> {
     median(&rows.iter().filter_map(|r| r.pointer(pointer)?.as_f64()).collect::<Vec<_>>())
 }
 
-/// `cuzk bench engine|stream|pieces`.
+/// `cuzk bench engine|stream|pieces|params`.
 pub fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("engine") => {}
         Some("stream") => return crate::stream::run(),
         Some("pieces") => return crate::pieces::run(),
-        _ => bail!("usage: cuzk bench engine|stream|pieces"),
+        Some("params") => return crate::params_bench::run(),
+        _ => bail!("usage: cuzk bench engine|stream|pieces|params"),
     }
     let c2_links = env_usize("CUZK_BENCH_C2_LINKS", 1 << 14)?;
     let post_links = env_usize("CUZK_BENCH_POST_LINKS", 1 << 10)?;

@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod params_bench;
 mod pieces;
 mod stream;
 mod timeline;
@@ -27,6 +28,10 @@ const USAGE: &str = "usage:
       how partition synthesis scales over cores: one PoRep piece (or a SnapDeals partition) on one
       thread, then whole partitions on all, CUZK_BENCH_AT_ONCE at a time, with CPU time and page
       faults (CUZK_BENCH_PROOF porep|snap, CUZK_BENCH_SECTOR, default 32GiB)
+  cuzk bench params
+      cuzk's parameter generator against stock's, each family from scratch in its own process:
+      wall and CPU seconds as JSON (CUZK_BENCH_SECTOR, default 2KiB; CUZK_BENCH_FAMILIES, default
+      porep,winning-post,window-post,snapdeals)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 
