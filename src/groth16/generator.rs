@@ -17,7 +17,7 @@ use rand::RngCore;
 use rayon::prelude::*;
 
 use super::{
-    affine::{batch_to_affine, Jacobian},
+    affine::{add_batch, batch_to_affine, Affine, Jacobian},
     ntt::Domain,
 };
 use crate::circuit::{Csr, Matrices};
@@ -65,7 +65,7 @@ where
     /// Tables sized for `count` products: wider windows cost more to build
     /// and less per product.
     fn new(base: P, count: usize) -> Self {
-        let bits = (usize::BITS - count.max(1).leading_zeros()).saturating_sub(3).clamp(2, 16) as usize;
+        let bits = (usize::BITS - count.max(1).leading_zeros()).saturating_sub(5).clamp(2, 16) as usize;
         let windows = (Fr::NUM_BITS as usize).div_ceil(bits);
         let tables = (0..windows)
             .into_par_iter()
@@ -85,6 +85,8 @@ where
         Self { bits, tables }
     }
 
+    /// `s * base`, projectively: the reference `mul_all` is tested against.
+    #[cfg(test)]
     fn mul(&self, s: &Fr) -> P {
         let bytes = s.to_bytes_le();
         let mut acc = P::identity();
@@ -113,12 +115,28 @@ where
         points
     }
 
-    /// `s * base` for every scalar, in affine form.
+    /// `s * base` for every scalar, in affine form: a chunk of products at
+    /// a time, window by window, each window's additions in one batch of
+    /// affine additions (`add_batch`).
     fn mul_all(&self, scalars: &[Fr]) -> Vec<P::AffineRepr> {
         let mut out = vec![P::AffineRepr::default(); scalars.len()];
         out.par_chunks_mut(1 << 12).zip(scalars.par_chunks(1 << 12)).for_each(|(dst, src)| {
-            let proj: Vec<P> = src.iter().map(|s| self.mul(s)).collect();
-            batch_to_affine(&proj, dst);
+            let bytes: Vec<[u8; 32]> = src.iter().map(Fr::to_bytes_le).collect();
+            let mut acc: Vec<Affine<P>> = vec![None; src.len()];
+            let mut adds = Vec::with_capacity(src.len());
+            for (w, table) in self.tables.iter().enumerate() {
+                adds.clear();
+                for (lane, b) in bytes.iter().enumerate() {
+                    let digit = window(b, w * self.bits, self.bits);
+                    if digit != 0 {
+                        adds.push((lane, table[digit - 1]));
+                    }
+                }
+                add_batch::<P>(&mut acc, &adds);
+            }
+            for (o, a) in dst.iter_mut().zip(acc) {
+                *o = a.map_or_else(|| P::identity().to_affine(), |(x, y)| P::affine_unchecked(x, y));
+            }
         });
         out
     }
@@ -227,6 +245,7 @@ mod tests {
             let products = table.mul_all(&scalars);
             for (s, p) in scalars.iter().zip(&products) {
                 assert_eq!(*p, (base * s).to_affine(), "{count} products, scalar {s:?}");
+                assert_eq!(*p, table.mul(s).to_affine(), "{count} products, scalar {s:?}: the projective path");
             }
         }
     }
