@@ -28,8 +28,17 @@ fn scalars_of_witness<'a>(w: &'a Witness, m: &'a Matrices) -> MsmScalars<'a> {
 }
 
 /// Checks that a circuit of `constraints` constraints and these MSM inputs
-/// has the shape `pk` was generated for.
+/// has the shape `pk` was generated for; a mismatch names `pk`'s file (a
+/// file of another circuit under this one's name).
 fn check_shape(pk: &ProvingKey, constraints: usize, cs: &MsmScalars) -> Result<()> {
+    let checked = same_shape(pk, constraints, cs);
+    match &pk.source {
+        Some(file) => checked.with_context(|| format!("the parameters in {} are not this circuit's", file.display())),
+        None => checked,
+    }
+}
+
+fn same_shape(pk: &ProvingKey, constraints: usize, cs: &MsmScalars) -> Result<()> {
     let domain = Domain::new(constraints)?;
     ensure!(
         pk.vk.ic.len() == cs.inputs.len(),
