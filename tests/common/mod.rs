@@ -18,7 +18,7 @@ use filecoin_proofs_api::RegisteredSealProof;
 static PARAMS: Once = Once::new();
 
 /// Points the stock settings at cuzk's parameter cache and generates the 2 KiB
-/// PoRep parameters there if missing (~15 min on 2 cores, once per machine).
+/// PoRep parameters there if missing (about 30 s on 2 cores, once per machine).
 pub fn porep_params() {
     PARAMS.call_once(|| {
         params::use_local_cache_unless_set();

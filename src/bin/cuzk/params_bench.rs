@@ -56,7 +56,8 @@ fn generate(scratch: &Path, sector: &str, family: &str, stock: bool) -> Result<V
     let folder = scratch.join(format!("{generator}-{family}"));
     std::fs::create_dir_all(&folder).with_context(|| format!("creating {}", folder.display()))?;
     let mut command = Command::new(std::env::current_exe()?);
-    command.args(["params", sector, "--only", family]).env("FIL_PROOFS_PARAMETER_CACHE", &folder);
+    // The child's report goes to stderr: stdout is this command's JSON.
+    command.args(["params", sector, "--only", family]).env("FIL_PROOFS_PARAMETER_CACHE", &folder).stdout(std::io::stderr());
     if stock {
         command.arg("--stock");
     }
