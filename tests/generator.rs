@@ -1,9 +1,8 @@
-//! cuzk's parameter generator on real 2 KiB circuits: keys made from the
-//! matrices of random instances (the shape alone), written in the standard
-//! layout, load in bellperson and in cuzk, and proofs of real sectors made
-//! with them, by cuzk's prover and by bellperson's, verify with the stock
-//! verifier against the written verifying key. `cuzk demo` in CI proves and
-//! verifies a real C2 under such a PoRep key. (Its points equal
+//! cuzk's parameter generator on real 2 KiB circuits of every family: keys
+//! made from the matrices of random instances (the shape alone), written in
+//! the standard layout, load in bellperson and in cuzk, and proofs of real
+//! sectors made with them, by cuzk's prover and by bellperson's, verify with
+//! the stock verifier against the written verifying key. (Its points equal
 //! bellperson's generator's for the same toxic waste: the unit tests of
 //! groth16::generator.)
 
@@ -13,7 +12,7 @@ use bellperson::{
 };
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
-    api::{post, random_vanilla, sample, snap},
+    api::{porep, post, random_vanilla, sample, snap},
     circuit::{record, synthesize},
     groth16::{
         self,
@@ -76,6 +75,16 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+#[test]
+fn a_generated_porep_key_proves_a_real_c2_partition_by_both_provers() {
+    let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let dir = TempDir::new("porep");
+    let sector = sample::seal_sector(rp, &dir.0, 83).unwrap();
+    let real = || porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json).unwrap()).unwrap().circuits.remove(0);
+    let random = porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, 1).unwrap()).unwrap();
+    generated_keys_prove_and_verify(random.circuits.into_iter().next().unwrap(), real, "PoRep");
 }
 
 #[test]
