@@ -1,8 +1,9 @@
 //! cuzk's parameter generator on real 2 KiB circuits of every family: keys
 //! made from the matrices of random instances (the shape alone), written in
-//! the standard layout, load in bellperson and in cuzk, and proofs of real
-//! sectors made with them, by cuzk's prover and by bellperson's, verify with
-//! the stock verifier against the written verifying key. (Its points equal
+//! the standard layout, load in bellperson, in stock's parameter cache and
+//! in cuzk, and proofs of real sectors made with them, by cuzk's prover and
+//! by bellperson's (on the key as stock's cache loads it), verify with the
+//! stock verifier against the written verifying key. (Its points equal
 //! bellperson's generator's for the same toxic waste: the unit tests of
 //! groth16::generator.)
 
@@ -25,6 +26,7 @@ use filecoin_proofs_api::{
     post as stock_post, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof, SectorId,
 };
 use rand::{rngs::OsRng, SeedableRng};
+use storage_proofs_core::parameter_cache;
 use rand_chacha::ChaCha8Rng;
 
 /// Generates the parameters of a circuit shape from the matrices of a random
@@ -42,6 +44,9 @@ fn generated_keys_prove_and_verify<C: Circuit<Fr> + Send>(structure: C, real: im
     let stock = Parameters::<Bls12>::read(std::fs::File::open(&params_path).unwrap(), true).unwrap();
     let vk = VerifyingKey::<Bls12>::read(std::fs::File::open(&vk_path).unwrap()).unwrap();
     assert!(stock.vk == vk, "{what}: the .vk differs from the key's");
+    // As stock's provers load a key: through its parameter cache (mapped).
+    let mapped = parameter_cache::read_cached_params(&params_path).unwrap();
+    assert!(mapped.vk == vk, "{what}: stock's parameter cache reads another verifying key");
     let ours = ProvingKey::read_file(&params_path).unwrap();
     let pvk = prepare_verifying_key(&vk);
 
@@ -50,7 +55,7 @@ fn generated_keys_prove_and_verify<C: Circuit<Fr> + Send>(structure: C, real: im
     let (r, s) = groth16::random_rs(&mut OsRng);
     let by_cuzk = groth16::prove(&ours, cs, r, s).unwrap().to_bellperson();
     assert!(verify_proof(&pvk, &by_cuzk, &inputs).unwrap(), "{what}: cuzk's proof does not verify");
-    let by_bellperson = create_random_proof(real(), &stock, &mut OsRng).unwrap();
+    let by_bellperson = create_random_proof(real(), &mapped, &mut OsRng).unwrap();
     assert!(verify_proof(&pvk, &by_bellperson, &inputs).unwrap(), "{what}: bellperson's proof does not verify");
     let mut wrong = inputs.clone();
     wrong[0] += Fr::from(1u64);
