@@ -63,7 +63,7 @@ impl Fixture {
     fn stock_verifies(&self, proof: &[u8]) -> bool {
         let u = &self.update;
         stock::verify_empty_sector_update_proof(u.registered_proof, proof, u.comm_r_old, u.comm_r_new, u.comm_d_new)
-            .unwrap_or(false)
+            .unwrap_or_else(|e| panic!("stock's verifier failed: {e:#}"))
     }
 }
 

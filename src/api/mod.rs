@@ -11,4 +11,6 @@ pub mod random_vanilla;
 pub mod sample;
 pub mod sealing;
 pub mod snap;
+pub mod snap_circuit;
 mod shape;
+mod tree_d;

@@ -22,7 +22,6 @@ use storage_proofs_core::{
     gadgets::{
         constraint,
         encode::encode,
-        insertion::insert,
         por::{AuthPath, PoRCircuit},
         uint64::UInt64,
         variables::Root,
@@ -32,6 +31,7 @@ use storage_proofs_core::{
 };
 use storage_proofs_porep::stacked::{self, StackedCircuit, TOTAL_PARENTS};
 
+use super::tree_d;
 use crate::circuit::{sha256::sha256, Witness};
 
 type G = DefaultPieceHasher;
@@ -239,8 +239,7 @@ fn comm_d_inclusion<CS: ConstraintSystem<Fr>>(
                 .enumerate()
                 .map(|(i, s)| AllocatedNum::alloc(cs.namespace(|| format!("path element {i}")), || s.ok_or(SynthesisError::AssignmentMissing)))
                 .collect::<Result<Vec<_>, _>>()?;
-            let inserted = insert(cs, &cur, &[bit], &siblings)?;
-            cur = sha256_of_nums(cs.namespace(|| "computation of commitment hash"), &inserted)?;
+            cur = tree_d::level(cs, &cur, &[bit], &siblings)?;
         }
     }
     // Tree D has no sub-trees and no top tree: their paths are empty.
@@ -249,22 +248,6 @@ fn comm_d_inclusion<CS: ConstraintSystem<Fr>>(
     multipack::pack_into_inputs(cs.namespace(|| "path"), &index_bits)?;
     constraint::equal(&mut cs, || "enforce root is correct", &cur, root);
     Ok(())
-}
-
-/// `Sha256Function::hash_multi_leaf_circuit`: SHA-256 of the numbers'
-/// little-endian bytes, its first 254 bits (little-endian) packed.
-fn sha256_of_nums<CS: ConstraintSystem<Fr>>(mut cs: CS, nums: &[AllocatedNum<Fr>]) -> Result<AllocatedNum<Fr>, SynthesisError> {
-    let mut preimage = Vec::with_capacity(nums.len() * 256);
-    for (i, num) in nums.iter().enumerate() {
-        let mut bits = num.to_bits_le(cs.namespace(|| format!("{i}_num_into_bits")))?;
-        while !bits.len().is_multiple_of(8) {
-            bits.push(Boolean::Constant(false));
-        }
-        preimage.extend(bits.chunks_exact(8).flat_map(|byte| byte.iter().rev()).cloned());
-    }
-    let digest = sha256(cs.namespace(|| "hash"), &preimage)?;
-    let bits: Vec<Boolean> = digest.chunks(8).flat_map(|byte| byte.iter().rev()).take(Fr::CAPACITY as usize).cloned().collect();
-    multipack::pack_bits(cs.namespace(|| "pack_le"), &bits)
 }
 
 /// The inclusion of `leaf` under `root` along `path` (storage-proofs'

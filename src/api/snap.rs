@@ -20,9 +20,9 @@ use storage_proofs_update::{
     SetupParams,
 };
 
-use super::{keys::KeyOf, prove::prove_works, shape::with_shape};
+use super::{keys::KeyOf, prove::prove_works, shape::with_shape, snap_circuit::{UpdateCircuit, CHALLENGE_NAMESPACE}};
 use crate::{
-    circuit::{synthesize_segments, Joinable, PartitionCircuit},
+    circuit::{segment_pieces, synthesize_pieces, Joinable, PartitionCircuit},
     engine::{synthesis_of, ProofKind},
     groth16::PROOF_BYTES,
 };
@@ -44,9 +44,10 @@ pub struct UpdateCircuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
     pub challenges: usize,
 }
 
-/// The update circuit checks each challenge in a run of top-level namespaces
-/// named `... (c_index=<i>)`, after what the partition's challenges share
-/// (commitments, challenge bits, the apex leaves).
+/// The stock update circuit checks each challenge in a run of top-level
+/// namespaces named `... (c_index=<i>)`, after what the partition's
+/// challenges share (commitments, challenge bits, the apex tree): its
+/// segments, for `circuit::synthesize_segments`.
 pub fn challenge_of(name: &str) -> Option<usize> {
     let (_, rest) = name.split_once("(c_index=")?;
     rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
@@ -65,30 +66,41 @@ impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> PartitionCircuit for
     }
 }
 
-/// A partition's circuit synthesized in pieces of its challenges on rayon's
-/// pool (`circuit::synthesize_segments`; on one thread a 32 GiB partition
-/// takes ~50 s on the H200 machine's cores).
+/// A copy of a partition's stock circuit: stock derives Clone for the
+/// circuit's private inputs only where the tree type is Clone; their fields
+/// all are.
+pub fn copy_circuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    circuit: &EmptySectorUpdateCircuit<Tree>,
+) -> EmptySectorUpdateCircuit<Tree> {
+    let p = &circuit.priv_inputs;
+    EmptySectorUpdateCircuit {
+        pub_params: circuit.pub_params.clone(),
+        pub_inputs: circuit.pub_inputs.clone(),
+        priv_inputs: PrivateInputs {
+            comm_c: p.comm_c,
+            root_r_old: p.root_r_old,
+            root_r_new: p.root_r_new,
+            apex_leafs: p.apex_leafs.clone(),
+            challenge_proofs: p.challenge_proofs.clone(),
+        },
+    }
+}
+
+/// A partition's circuit, as cuzk writes it (`UpdateCircuit`), synthesized
+/// on rayon's pool in `circuit::segment_pieces(challenges)` pieces of about
+/// as many challenges each (`circuit::synthesize_pieces`); every piece
+/// builds what the challenges share, the last one runs to the end.
 pub fn synthesize_partition<J: Joinable, Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     circuit: EmptySectorUpdateCircuit<Tree>,
     challenges: usize,
 ) -> Result<J> {
-    // Stock derives Clone for the circuit's private inputs only where the
-    // tree type is Clone; their fields all are.
-    let copy = || {
-        let p = &circuit.priv_inputs;
-        EmptySectorUpdateCircuit {
-            pub_params: circuit.pub_params.clone(),
-            pub_inputs: circuit.pub_inputs.clone(),
-            priv_inputs: PrivateInputs {
-                comm_c: p.comm_c,
-                root_r_old: p.root_r_old,
-                root_r_new: p.root_r_new,
-                apex_leafs: p.apex_leafs.clone(),
-                challenge_proofs: p.challenge_proofs.clone(),
-            },
-        }
-    };
-    synthesize_segments(copy, challenges, &challenge_of)
+    let per_piece = challenges.div_ceil(segment_pieces(challenges)).max(1);
+    let starts: Vec<usize> = (0..challenges.max(1)).step_by(per_piece).collect();
+    let ends = starts.iter().skip(1).copied().chain([usize::MAX]);
+    let pieces = (starts.iter().zip(ends))
+        .map(|(&start, end)| UpdateCircuit::piece(copy_circuit(&circuit), start..end))
+        .collect();
+    synthesize_pieces(pieces, CHALLENGE_NAMESPACE)
 }
 
 /// `generate_empty_sector_update_proof_with_vanilla`: one serialized

@@ -10,8 +10,8 @@
 //! records the prefix and the segments of its range only: segments before the
 //! range are skipped (their values are never computed, their constraints
 //! never evaluated), and synthesis stops at the first segment after it. A
-//! caller that can build a circuit per segment (PoRep) passes those, each
-//! recording everything. The result is what synthesizing the whole circuit on
+//! caller that can build a circuit per piece (PoRep, and SnapDeals through
+//! cuzk's own circuit) passes those, each recording everything. The result is what synthesizing the whole circuit on
 //! one thread gives, exactly: constraint values do not depend on variable
 //! indices, the pieces' new variables are appended in piece order (as
 //! sequential synthesis allocates them), and their density marks on prefix

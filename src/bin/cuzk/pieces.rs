@@ -17,7 +17,7 @@
 //! witness mode synthesizes it: its matrices recorded once (timed), then
 //! its witness alone on every thread, and its witness with a, b, c
 //! evaluated from the matrices; each run's wall and CPU seconds beside full
-//! synthesis's; with the `cuda` feature and a GPU, a, b, c evaluated on the
+//! synthesis's (for SnapDeals, the stock circuit's witness beside cuzk's); with the `cuda` feature and a GPU, a, b, c evaluated on the
 //! device too (checked equal to the CPU's).
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
@@ -31,7 +31,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use cuzk::{
     api::{porep, random_vanilla, snap},
-    circuit::{segment_pieces, synthesize, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Witness},
+    circuit::{segment_pieces, synthesize, synthesize_segments, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Witness},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
@@ -157,7 +157,7 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     let full = |pieces: &[_]| Ok(in_pieces(pieces).synthesize_into::<Synthesized>()?.num_constraints());
     let one_piece = timed(&single, runs, 1, || full(one))?;
     let whole = timed(&all, runs, at_once, || full(&partition))?;
-    let witness = witness_mode(&all, runs, at_once, || Ok(in_pieces(&partition)))?;
+    let witness = witness_mode(&all, runs, at_once, || Ok(in_pieces(&partition)), None)?;
     report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole, witness)
 }
 
@@ -195,12 +195,15 @@ fn abc_on_gpu(_: &Matrices, _: Witness, _: usize) -> Result<Value> {
 
 /// With CUZK_BENCH_WITNESS=1, the partition as the engine's witness mode
 /// synthesizes it: recorded once, then its witness alone, and its witness
-/// with a, b, c evaluated from the matrices, `runs` times each.
+/// with a, b, c evaluated from the matrices, `runs` times each; where given,
+/// the witness of the stock circuit in the same pieces (`stock_witness`,
+/// the peer of cuzk's written-out circuit) too.
 fn witness_mode<P: PartitionCircuit>(
     pool: &rayon::ThreadPool,
     runs: usize,
     at_once: usize,
     partition: impl Fn() -> Result<P> + Send + Sync,
+    stock_witness: Option<&(dyn Fn() -> Result<Witness> + Sync)>,
 ) -> Result<Option<Value>> {
     if env_usize("CUZK_BENCH_WITNESS", 0)? == 0 {
         return Ok(None);
@@ -212,6 +215,22 @@ fn witness_mode<P: PartitionCircuit>(
         matrices.check_witness(&witness()?)?;
         Ok(matrices.num_constraints())
     })?;
+    let stock_witness_only = match stock_witness {
+        Some(stock) => {
+            let rows = timed(pool, runs, at_once, || {
+                matrices.check_witness(&pool.install(stock)?)?;
+                Ok(matrices.num_constraints())
+            })?;
+            let (ours, stock) = (median_at(&witness_only, "/wall_s"), median_at(&rows, "/wall_s"));
+            json!({
+                "wall_median_s": stock,
+                "cpu_median_s": median_at(&rows, "/cpu_s"),
+                "stock_over_cuzk_wall": stock.zip(ours).map(|(s, o)| s / o),
+                "runs": rows,
+            })
+        }
+        None => Value::Null,
+    };
     let with_abc = timed(pool, runs, at_once, || Ok(pool.install(|| matrices.evaluate(witness()?))?.num_constraints()))?;
     let abc_on_gpu = abc_on_gpu(matrices, witness()?, runs)?;
     Ok(Some(json!({
@@ -219,6 +238,7 @@ fn witness_mode<P: PartitionCircuit>(
         "abc_on_gpu": abc_on_gpu,
         "record": record,
         "witness_only": { "wall_median_s": median_at(&witness_only, "/wall_s"), "cpu_median_s": median_at(&witness_only, "/cpu_s"), "runs": witness_only },
+        "stock_circuit_witness_only": stock_witness_only,
         "witness_and_abc": { "wall_median_s": median_at(&with_abc, "/wall_s"), "cpu_median_s": median_at(&with_abc, "/cpu_s"), "runs": with_abc },
     })))
 }
@@ -234,6 +254,10 @@ fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &st
     let one_thread = timed(&single, runs, 1, || Ok(synthesize(circuit()?)?.num_constraints()))?;
     let whole = timed(&all, runs, at_once, || Ok(snap::synthesize_partition::<Synthesized, _>(circuit()?, challenges)?.num_constraints()))?;
     let pieces = all.install(|| segment_pieces(challenges));
-    let witness = witness_mode(&all, runs, at_once, || Ok(snap::Partition { circuit: circuit()?, challenges }))?;
+    let stock = || {
+        let stock = circuit()?;
+        synthesize_segments(|| snap::copy_circuit(&stock), challenges, &snap::challenge_of)
+    };
+    let witness = witness_mode(&all, runs, at_once, || Ok(snap::Partition { circuit: circuit()?, challenges }), Some(&stock))?;
     report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole, witness)
 }

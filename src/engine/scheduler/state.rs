@@ -327,7 +327,7 @@ const POOL_SHARES: usize = 4;
 
 /// How much of the synthesis pool a partition of `kind` keeps busy, in
 /// quarters of the pool. A SnapDeals partition synthesizes only
-/// `circuit::segment_pieces` ranges at once (4 of 16 threads): counted as a
+/// `circuit::segment_pieces` pieces at once (4 of 16 threads): counted as a
 /// whole pool, two at a time kept 6.8 of an H200 host's 16 cores busy (11.7
 /// with four). A PoRep partition's challenges fill the pool; a PoSt
 /// partition takes a worker kept for PoSt. So `synthesis_threads` and
