@@ -27,6 +27,15 @@ use crate::{
     groth16::PROOF_BYTES,
 };
 
+/// The update proof types of the C ABI, in the order of its enum values.
+pub const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = [
+    RegisteredUpdateProof::StackedDrg2KiBV1,
+    RegisteredUpdateProof::StackedDrg8MiBV1,
+    RegisteredUpdateProof::StackedDrg512MiBV1,
+    RegisteredUpdateProof::StackedDrg32GiBV1,
+    RegisteredUpdateProof::StackedDrg64GiBV1,
+];
+
 /// The three commitments an update proof is about.
 #[derive(Clone, Copy, Debug)]
 pub struct UpdateCommitments {

@@ -10,15 +10,7 @@ use super::{
     fd,
     types::*,
 };
-use crate::api::snap::{self, UpdateCommitments, UpdateFiles};
-
-const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = [
-    RegisteredUpdateProof::StackedDrg2KiBV1,
-    RegisteredUpdateProof::StackedDrg8MiBV1,
-    RegisteredUpdateProof::StackedDrg512MiBV1,
-    RegisteredUpdateProof::StackedDrg32GiBV1,
-    RegisteredUpdateProof::StackedDrg64GiBV1,
-];
+use crate::api::snap::{self, UpdateCommitments, UpdateFiles, UPDATE_PROOFS};
 
 /// The registered update proof of C enum value `v`.
 pub fn update_proof(v: RegisteredUpdateProof_t) -> Result<RegisteredUpdateProof> {

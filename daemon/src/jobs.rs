@@ -1,0 +1,179 @@
+//! The daemon's jobs: each a request of cuzk's engine (`engine::requests`),
+//! with its outcome kept after it finishes so that every waiter, and a
+//! resubmission under the same `request_id`, gets the same answer.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::{Arc, Mutex, MutexGuard},
+    time::{Duration, Instant},
+};
+
+use cuzk::engine::{is_cancelled, requests, ProofKind};
+use tokio::sync::watch;
+
+use crate::request::Work;
+
+/// How a job ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Proof(Vec<u8>),
+    Failed(String),
+    Cancelled,
+}
+
+/// A finished job's outcome and how long it took from submission.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub outcome: Outcome,
+    pub total: Duration,
+}
+
+struct Job {
+    engine_request: u64,
+    kind: ProofKind,
+    finished: watch::Receiver<Option<Finished>>,
+}
+
+/// Finished jobs kept for late waiters and resubmissions, oldest dropped first.
+const KEEP_FINISHED: usize = 4096;
+
+#[derive(Default)]
+struct Table {
+    jobs: HashMap<String, Job>,
+    by_request_id: HashMap<String, String>,
+    finished_order: VecDeque<String>,
+    next: u64,
+}
+
+/// Totals since the daemon started, by kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Totals {
+    pub completed: u64,
+    pub failed: u64,
+    pub cancelled: u64,
+    pub seconds: f64,
+}
+
+#[derive(Default)]
+pub struct Jobs {
+    table: Mutex<Table>,
+    totals: Mutex<HashMap<&'static str, Totals>>,
+}
+
+/// What `Jobs::submit` did.
+pub struct Submitted {
+    pub job_id: String,
+    /// Unfinished jobs submitted before this one.
+    pub ahead: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The name a kind goes by in status and metrics.
+pub fn kind_name(kind: ProofKind) -> &'static str {
+    match kind {
+        ProofKind::PorepC2 => "porep_seal_commit",
+        ProofKind::SnapDeals => "snap_deals_update",
+        ProofKind::WindowPost => "window_post_partition",
+        ProofKind::WinningPost => "winning_post",
+    }
+}
+
+impl Jobs {
+    /// Starts `work` as a job, or returns the job already submitted under
+    /// `request_id` (when not empty).
+    pub fn submit(self: &Arc<Self>, request_id: &str, work: impl FnOnce() -> anyhow::Result<Work>) -> anyhow::Result<Submitted> {
+        let existing = |table: &Table| (!request_id.is_empty()).then(|| table.by_request_id.get(request_id).cloned()).flatten();
+        if let Some(job_id) = existing(&lock(&self.table)) {
+            return Ok(Submitted { job_id, ahead: 0 });
+        }
+        // Decoded without the lock: a large C1 output takes a while to parse.
+        let Work { kind, priority, call } = work()?;
+        let mut table = lock(&self.table);
+        if let Some(job_id) = existing(&table) {
+            return Ok(Submitted { job_id, ahead: 0 });
+        }
+        let ahead = table.jobs.values().filter(|j| j.finished.borrow().is_none()).count();
+        let engine_request = requests::submit(kind, priority, call)?;
+        table.next += 1;
+        let job_id = format!("job-{}", table.next);
+        let (tx, rx) = watch::channel(None);
+        table.jobs.insert(job_id.clone(), Job { engine_request, kind, finished: rx });
+        if !request_id.is_empty() {
+            table.by_request_id.insert(request_id.to_string(), job_id.clone());
+        }
+        drop(table);
+
+        let (jobs, id, submitted) = (self.clone(), job_id.clone(), Instant::now());
+        std::thread::Builder::new().name(format!("cuzk-daemon-{job_id}")).spawn(move || {
+            let outcome = match requests::wait(engine_request, None) {
+                requests::Waited::Finished(Ok(proof)) => Outcome::Proof(proof),
+                requests::Waited::Finished(Err(e)) if is_cancelled(&e) => Outcome::Cancelled,
+                requests::Waited::Finished(Err(e)) => Outcome::Failed(format!("{e:#}")),
+                requests::Waited::Pending | requests::Waited::Unknown => Outcome::Failed("the engine lost the request".into()),
+            };
+            jobs.finish(&id, kind, Finished { outcome, total: submitted.elapsed() }, tx);
+        })?;
+        Ok(Submitted { job_id, ahead })
+    }
+
+    fn finish(&self, job_id: &str, kind: ProofKind, finished: Finished, tx: watch::Sender<Option<Finished>>) {
+        {
+            let mut totals = lock(&self.totals);
+            let t = totals.entry(kind_name(kind)).or_default();
+            match finished.outcome {
+                Outcome::Proof(_) => t.completed += 1,
+                Outcome::Failed(_) => t.failed += 1,
+                Outcome::Cancelled => t.cancelled += 1,
+            }
+            t.seconds += finished.total.as_secs_f64();
+        }
+        tx.send_replace(Some(finished));
+        let mut table = lock(&self.table);
+        table.finished_order.push_back(job_id.to_string());
+        while table.finished_order.len() > KEEP_FINISHED {
+            let Some(old) = table.finished_order.pop_front() else { break };
+            table.jobs.remove(&old);
+            table.by_request_id.retain(|_, job| *job != old);
+        }
+    }
+
+    /// Waits up to `timeout` (`None`: without limit) for `job_id`; `None`
+    /// if no such job, `Some(None)` if it is still running at the timeout.
+    pub async fn wait(&self, job_id: &str, timeout: Option<Duration>) -> Option<Option<Finished>> {
+        let mut rx = lock(&self.table).jobs.get(job_id)?.finished.clone();
+        let done = rx.wait_for(Option::is_some);
+        let finished = match timeout {
+            None => done.await.ok().map(|f| f.clone()),
+            Some(t) => match tokio::time::timeout(t, done).await {
+                Ok(f) => f.ok().map(|f| f.clone()),
+                Err(_) => return Some(None),
+            },
+        };
+        Some(finished.flatten())
+    }
+
+    /// Cancels `job_id`; true if it was running.
+    pub fn cancel(&self, job_id: &str) -> bool {
+        let table = lock(&self.table);
+        match table.jobs.get(job_id) {
+            Some(job) if job.finished.borrow().is_none() => requests::cancel(job.engine_request),
+            _ => false,
+        }
+    }
+
+    /// Unfinished jobs by kind.
+    pub fn unfinished(&self) -> HashMap<&'static str, u32> {
+        let mut out = HashMap::new();
+        for job in lock(&self.table).jobs.values().filter(|j| j.finished.borrow().is_none()) {
+            *out.entry(kind_name(job.kind)).or_default() += 1;
+        }
+        out
+    }
+
+    pub fn totals(&self) -> HashMap<&'static str, Totals> {
+        lock(&self.totals).clone()
+    }
+}
