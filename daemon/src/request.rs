@@ -103,7 +103,7 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
                 r.sector_number
             );
             let (sector, prover) = (r.sector_number, prover_id(r.miner_id));
-            (EngineKind::PorepC2, Box::new(move || porep::seal_commit_phase2(&c1, sector, prover)))
+            (EngineKind::PorepC2, Box::new(move || porep::seal_commit_phase2_of(parsed, sector, prover)))
         }
         ProofKind::SnapDealsUpdate => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one partition proof per partition");

@@ -35,7 +35,11 @@ pub fn parse_c1(bytes: &[u8]) -> Result<SealCommitPhase1Output> {
 /// `seal_commit_phase2`: the proof bytes stock returns (partitions x 192, or a
 /// SnarkPack aggregate for NI-PoRep), verified with the stock verifier.
 pub fn seal_commit_phase2(c1: &[u8], sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
-    let c1 = parse_c1(c1)?;
+    seal_commit_phase2_of(parse_c1(c1)?, sector_id, prover_id)
+}
+
+/// `seal_commit_phase2` of a C1 output already parsed (`parse_c1`).
+pub fn seal_commit_phase2_of(c1: SealCommitPhase1Output, sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
     let (registered, comm_r, comm_d, ticket, seed) = (c1.registered_proof, c1.comm_r, c1.comm_d, c1.ticket, c1.seed);
     let circuit_proofs = circuit_proofs(c1)?;
     let proof = if registered.feature_enabled(ApiFeature::NonInteractivePoRep) {

@@ -49,6 +49,7 @@ pub struct UpdateCircuit<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> 
 }
 
 impl<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>> UpdateCircuit<Tree> {
+    #[cfg(test)]
     pub fn whole(circuit: EmptySectorUpdateCircuit<Tree>) -> Self {
         Self { circuit, challenges: 0..usize::MAX }
     }
