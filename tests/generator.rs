@@ -41,13 +41,16 @@ fn generated_keys_prove_and_verify<C: Circuit<Fr> + Send>(structure: C, real: im
     generated.write(std::fs::File::create(&params_path).unwrap()).unwrap();
     generated.vk.write(std::fs::File::create(&vk_path).unwrap()).unwrap();
 
-    let stock = Parameters::<Bls12>::read(std::fs::File::open(&params_path).unwrap(), true).unwrap();
+    // Unchecked, as stock's cache reads it: the points are checked below, a
+    // sample of them (a sequential check of every point takes minutes).
+    let stock = Parameters::<Bls12>::read(std::fs::File::open(&params_path).unwrap(), false).unwrap();
     let vk = VerifyingKey::<Bls12>::read(std::fs::File::open(&vk_path).unwrap()).unwrap();
     assert!(stock.vk == vk, "{what}: the .vk differs from the key's");
     // As stock's provers load a key: through its parameter cache (mapped).
     let mapped = parameter_cache::read_cached_params(&params_path).unwrap();
     assert!(mapped.vk == vk, "{what}: stock's parameter cache reads another verifying key");
     let ours = ProvingKey::read_file(&params_path).unwrap();
+    assert_points_valid(&ours, what);
     let pvk = prepare_verifying_key(&vk);
 
     let cs = synthesize(real()).unwrap();
@@ -62,6 +65,24 @@ fn generated_keys_prove_and_verify<C: Circuit<Fr> + Send>(structure: C, real: im
     assert!(!verify_proof(&pvk, &by_cuzk, &wrong).unwrap(), "{what}: a proof verifies against other inputs");
     let _ = std::fs::remove_file(&params_path);
     let _ = std::fs::remove_file(&vk_path);
+}
+
+/// Every 97th point of each query of `pk` (and its last) is on the curve and
+/// in the prime-order subgroup.
+fn assert_points_valid(pk: &ProvingKey, what: &str) {
+    fn sampled<P>(points: &[P]) -> impl Iterator<Item = &P> {
+        points.iter().step_by(97).chain(points.last())
+    }
+    let g1 = [("h", &pk.h), ("l", &pk.l), ("a", &pk.a), ("b_g1", &pk.b_g1)];
+    for (query, points) in g1 {
+        assert!(!points.is_empty() || query == "b_g1", "{what}: the {query} query is empty");
+        for p in sampled(points) {
+            assert!(bool::from(p.is_on_curve() & p.is_torsion_free()), "{what}: a point of {query} is not in G1");
+        }
+    }
+    for p in sampled(&pk.b_g2) {
+        assert!(bool::from(p.is_on_curve() & p.is_torsion_free()), "{what}: a point of b_g2 is not in G2");
+    }
 }
 
 /// A folder of its own, removed afterwards.

@@ -44,15 +44,13 @@ fn same_bytes<C: Circuit<Fr>>(pk: &ProvingKey, [circuit, copy]: [C; 2], what: &s
 fn c2_proves_from_recorded_matrices_kept_in_a_file_and_verifies_with_stock() {
     witness_mode();
     let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
-    for seed in [71, 72] {
-        let s = common::sealed_2kib(seed);
-        let proof = porep::seal_commit_phase2(&s.c1_json, s.sector_id, s.prover_id).unwrap();
-        assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
-        let pk = KeyOf::Seal(rp).load().unwrap();
-        let circuits = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&s.c1_json).unwrap()).unwrap();
-        for (k, c) in circuits.circuits.into_iter().enumerate() {
-            same_bytes(&pk, [c.clone(), c], &format!("C2 sector {seed} partition {k}"));
-        }
+    let s = common::sealed_2kib(71);
+    let proof = porep::seal_commit_phase2(&s.c1_json, s.sector_id, s.prover_id).unwrap();
+    assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
+    let pk = KeyOf::Seal(rp).load().unwrap();
+    let circuits = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&s.c1_json).unwrap()).unwrap();
+    for (k, c) in circuits.circuits.into_iter().enumerate() {
+        same_bytes(&pk, [c.clone(), c], &format!("C2 partition {k}"));
     }
     c2_matrices_file(rp);
 }
