@@ -254,8 +254,11 @@ func TestDaemonAsyncCallsStatusAndBadRequests(t *testing.T) {
 	proofBytes := completed(t, "awaited Winning PoSt", waited)
 	expectVerifies(t, "the awaited Winning PoSt", true)(cuzk.VerifyWinningPoSt(
 		s.winningVerifyInfo([]proof.PoStProof{{PoStProof: winningPoSt, ProofBytes: proofBytes}})))
-	if waited.TotalMs == 0 {
-		t.Error("total_ms is not reported")
+	if waited.TotalMs == 0 || waited.GpuComputeMs == 0 {
+		t.Errorf("stage times not reported: total %d, proving %d ms", waited.TotalMs, waited.GpuComputeMs)
+	}
+	if waited.SrsLoadMs+waited.QueueWaitMs > waited.TotalMs {
+		t.Errorf("setup %d + queue wait %d ms exceed the total %d ms", waited.SrsLoadMs, waited.QueueWaitMs, waited.TotalMs)
 	}
 	if cancel, err := c.CancelProof(ctx, &pb.CancelProofRequest{JobId: sub.JobId}); err != nil || cancel.WasRunning {
 		t.Fatalf("cancelling a finished job: %v, %v", cancel, err)

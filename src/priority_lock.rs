@@ -5,7 +5,11 @@
 
 use std::{
     collections::BTreeSet,
-    sync::{Condvar, Mutex, MutexGuard},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Condvar, Mutex, MutexGuard,
+    },
+    time::Instant,
 };
 
 /// Rank 0 is served first; within a rank, first come first served.
@@ -13,6 +17,8 @@ use std::{
 pub struct PriorityLock {
     queue: Mutex<Queue>,
     released: Condvar,
+    /// Nanoseconds it has been held, guards dropped so far.
+    held_nanos: AtomicU64,
 }
 
 #[derive(Default)]
@@ -26,6 +32,7 @@ struct Queue {
 /// Holds the lock until dropped.
 pub struct PriorityGuard<'a> {
     lock: &'a PriorityLock,
+    since: Instant,
 }
 
 impl PriorityLock {
@@ -46,12 +53,20 @@ impl PriorityLock {
         }
         q.waiting.remove(&me);
         q.held = true;
-        PriorityGuard { lock: self }
+        PriorityGuard { lock: self, since: Instant::now() }
+    }
+
+    /// Seconds it has been held in all, up to the last release (a GPU's busy
+    /// time: its proof steps and uploads).
+    pub fn held_seconds(&self) -> f64 {
+        self.held_nanos.load(Ordering::Relaxed) as f64 * 1e-9
     }
 }
 
 impl Drop for PriorityGuard<'_> {
     fn drop(&mut self) {
+        let held = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.lock.held_nanos.fetch_add(held, Ordering::Relaxed);
         self.lock.queue().held = false;
         // Every waiter rechecks: only the first in order takes the lock.
         self.lock.released.notify_all();
@@ -102,5 +117,19 @@ mod tests {
         assert!(lock.queue().held);
         drop(g);
         assert!(!lock.queue().held && lock.queue().waiting.is_empty());
+    }
+
+    #[test]
+    fn held_time_adds_up_over_guards() {
+        let lock = PriorityLock::default();
+        assert_eq!(lock.held_seconds(), 0.0);
+        for _ in 0..2 {
+            let _held = lock.lock(0);
+            thread::sleep(Duration::from_millis(20));
+        }
+        let held = lock.held_seconds();
+        assert!((0.04..1.0).contains(&held), "held {held} s");
+        drop(lock.lock(1));
+        assert!(lock.held_seconds() < held + 0.01, "an instant hold adds next to nothing");
     }
 }

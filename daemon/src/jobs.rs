@@ -8,7 +8,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use cuzk::engine::{is_cancelled, requests, ProofKind};
+use cuzk::engine::{
+    is_cancelled,
+    requests::{self, RequestTimes},
+    ProofKind,
+};
 use tokio::sync::watch;
 
 use crate::request::Work;
@@ -21,11 +25,14 @@ pub enum Outcome {
     Cancelled,
 }
 
-/// A finished job's outcome and how long it took from submission.
+/// A finished job's outcome, how long it took from submission, and where
+/// the engine's part of that went (`None` for a job cancelled before it
+/// ended).
 #[derive(Clone, Debug)]
 pub struct Finished {
     pub outcome: Outcome,
     pub total: Duration,
+    pub times: Option<RequestTimes>,
 }
 
 struct Job {
@@ -108,13 +115,14 @@ impl Jobs {
 
         let (jobs, id, submitted) = (self.clone(), job_id.clone(), Instant::now());
         std::thread::Builder::new().name(format!("cuzk-daemon-{job_id}")).spawn(move || {
-            let outcome = match requests::wait(engine_request, None) {
+            let (waited, times) = requests::wait_timed(engine_request, None);
+            let outcome = match waited {
                 requests::Waited::Finished(Ok(proof)) => Outcome::Proof(proof),
                 requests::Waited::Finished(Err(e)) if is_cancelled(&e) => Outcome::Cancelled,
                 requests::Waited::Finished(Err(e)) => Outcome::Failed(format!("{e:#}")),
                 requests::Waited::Pending | requests::Waited::Unknown => Outcome::Failed("the engine lost the request".into()),
             };
-            jobs.finish(&id, kind, Finished { outcome, total: submitted.elapsed() }, tx);
+            jobs.finish(&id, kind, Finished { outcome, total: submitted.elapsed(), times }, tx);
         })?;
         Ok(Submitted { job_id, ahead })
     }

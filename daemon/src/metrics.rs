@@ -79,5 +79,9 @@ pub fn render(jobs: &Jobs, engine: &EngineStatus, uptime: Duration) -> String {
     for g in gpus.iter().filter(|g| g.free_bytes.is_some()) {
         let _ = writeln!(out, "cuzk_gpu_memory_free_bytes{{gpu=\"{}\"}} {}", g.index, g.free_bytes.unwrap_or(0));
     }
+    family(&mut out, "cuzk_gpu_busy_seconds_total", "counter", "Seconds each GPU was held for proof steps and uploads.");
+    for g in &gpus {
+        let _ = writeln!(out, "cuzk_gpu_busy_seconds_total{{gpu=\"{}\"}} {}", g.index, g.busy_seconds);
+    }
     out
 }

@@ -89,8 +89,13 @@ struct Service {
 fn response(job_id: String, finished: Option<Finished>, timed_out: bool) -> AwaitProofResponse {
     let mut r = AwaitProofResponse { job_id, ..Default::default() };
     match finished {
-        Some(Finished { outcome, total }) => {
+        Some(Finished { outcome, total, times }) => {
             r.total_ms = total.as_millis() as u64;
+            if let Some(t) = times {
+                let ms = |d: Duration| d.as_millis() as u64;
+                (r.srs_load_ms, r.queue_wait_ms) = (ms(t.setup), ms(t.queue_wait));
+                (r.synthesis_ms, r.gpu_compute_ms) = (ms(t.synthesis), ms(t.proving));
+            }
             match outcome {
                 Outcome::Proof(proof) => (r.status, r.proof) = (ProofStatus::Completed as i32, proof),
                 Outcome::Failed(message) => (r.status, r.error_message) = (ProofStatus::Failed as i32, message),
@@ -114,6 +119,21 @@ impl Service {
         match self.jobs.wait(&job_id, timeout).await {
             None => response(job_id, None, false),
             Some(finished) => response(job_id, finished, true),
+        }
+    }
+}
+
+/// Cancels a job when dropped armed (disarmed once its caller has the answer).
+struct CancelOnDrop {
+    jobs: Arc<Jobs>,
+    job_id: String,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.armed && self.jobs.cancel(&self.job_id) {
+            log::info!("cuzk-daemon: {} cancelled: its Prove caller went away", self.job_id);
         }
     }
 }
@@ -153,8 +173,17 @@ impl ProvingEngine for Service {
 
     async fn prove(&self, req: Request<ProveRequest>) -> Result<Response<ProveResponse>, Status> {
         let submit = req.into_inner().submit.unwrap_or_default();
+        let anonymous = submit.request_id.is_empty();
         let result = match self.submit(submit).await {
-            Ok(submitted) => self.wait(submitted.job_id, None).await,
+            Ok(submitted) => {
+                // Without a request id nobody else can ever ask for this job:
+                // if the caller goes away (this future dropped), cancel it.
+                let mut abandoned =
+                    anonymous.then(|| CancelOnDrop { jobs: self.jobs.clone(), job_id: submitted.job_id.clone(), armed: true });
+                let result = self.wait(submitted.job_id, None).await;
+                abandoned.iter_mut().for_each(|guard| guard.armed = false);
+                result
+            }
             Err(e) => AwaitProofResponse { status: ProofStatus::Failed as i32, error_message: format!("{e:#}"), ..Default::default() },
         };
         Ok(Response::new(ProveResponse { result: Some(result) }))

@@ -169,9 +169,26 @@ async fn a_porep_c2_sent_as_curio_sends_it_verifies() {
     let s = &sector;
     let valid = porep::verify_seal(s.registered_proof, s.comm_r, s.comm_d, prover_id(miner), s.ticket, s.seed, s.sector_id, &result.proof);
     assert!(valid.unwrap(), "the daemon's proof verifies");
+    // Where its time went: the partition synthesized and proved, within the total.
+    assert!(result.synthesis_ms > 0 && result.gpu_compute_ms > 0, "stage times: {result:?}");
+    assert!(result.srs_load_ms + result.queue_wait_ms <= result.total_ms, "stage times: {result:?}");
     // A later waiter gets the same proof.
     let later = c.await_proof(AwaitProofRequest { job_id: submitted.job_id, timeout_ms: 0 }).await.unwrap().into_inner();
     assert_eq!(later.proof, result.proof);
+
+    // A Prove without a request id whose caller goes away is cancelled.
+    let gone = tokio::time::timeout(Duration::from_millis(500), c.prove(ProveRequest { submit: Some(porep_request(&sector, miner, "")) })).await;
+    assert!(gone.is_err(), "the C2 outlived its caller's patience");
+    let cancelled_twice = "cuzk_proofs_total{kind=\"porep_seal_commit\",outcome=\"cancelled\"} 2";
+    let mut metrics = String::new();
+    for _ in 0..100 {
+        metrics = c.get_metrics(GetMetricsRequest {}).await.unwrap().into_inner().prometheus_text;
+        if metrics.contains(cancelled_twice) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(metrics.contains(cancelled_twice), "the abandoned Prove was not cancelled:\n{metrics}");
 
     let status = c.get_status(GetStatusRequest {}).await.unwrap().into_inner();
     assert_eq!(status.total_proofs_completed, 1);

@@ -27,6 +27,9 @@ pub struct GpuStatus {
     pub total_bytes: u64,
     /// Free device memory now; `None` if CUDA could not say.
     pub free_bytes: Option<u64>,
+    /// Seconds the device has been held for proof steps and uploads since
+    /// the process started.
+    pub busy_seconds: f64,
 }
 
 pub fn gpu_status() -> Vec<GpuStatus> {
@@ -38,6 +41,7 @@ pub fn gpu_status() -> Vec<GpuStatus> {
             name: d.name.clone(),
             total_bytes: d.total_bytes as u64,
             free_bytes: d.free_bytes().ok().map(|b| b as u64),
+            busy_seconds: d.lock.held_seconds(),
         })
         .collect();
     #[cfg(not(feature = "cuda"))]

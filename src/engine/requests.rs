@@ -51,6 +51,28 @@ struct Inner {
     cancelled: bool,
     /// The engine jobs this request submitted (cancelled with it).
     engine_jobs: Vec<JobId>,
+    /// When its first partitions were handed to the engine.
+    handed_over: Option<Instant>,
+    /// Where its time went, once finished.
+    times: Option<RequestTimes>,
+}
+
+/// Where a finished request's time went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct RequestTimes {
+    /// From submission until its partitions were handed to the engine:
+    /// decoding the inputs, loading the proving key (or finding it
+    /// resident), building the circuits.
+    pub setup: Duration,
+    /// From then until the first partition's synthesis started.
+    pub queue_wait: Duration,
+    /// The partitions' syntheses, summed.
+    pub synthesis: Duration,
+    /// The partitions' proofs (on a GPU, or the CPU where none took them),
+    /// their verification included, summed.
+    pub proving: Duration,
+    /// From submission to the outcome.
+    pub total: Duration,
 }
 
 impl Request {
@@ -109,6 +131,7 @@ pub fn submit(
         if inner.outcome.is_none() {
             inner.outcome = Some(outcome);
         }
+        inner.times = Some(times(&request, &inner));
         drop(inner);
         request.finished.notify_all();
     });
@@ -117,6 +140,18 @@ pub fn submit(
         return Err(anyhow!("cannot start a thread for the request: {e}"));
     }
     Ok(id)
+}
+
+/// Where `request` (finished, `inner` its state) spent its time, from the
+/// engine's timeline of its jobs.
+fn times(request: &Request, inner: &Inner) -> RequestTimes {
+    let total = request.submitted.elapsed();
+    let Some(handed_over) = inner.handed_over else { return RequestTimes { setup: total, total, ..Default::default() } };
+    let setup = handed_over.saturating_duration_since(request.submitted);
+    let Ok(engine) = super::global() else { return RequestTimes { setup, total, ..Default::default() } };
+    let (spans, origin) = engine.spans_of(&inner.engine_jobs);
+    let queue_wait = spans.first_synthesis.map_or(Duration::ZERO, |at| (origin + at).saturating_duration_since(handed_over));
+    RequestTimes { setup, queue_wait, synthesis: spans.synthesis, proving: spans.proving, total }
 }
 
 /// What `wait` found.
@@ -129,7 +164,12 @@ pub enum Waited {
 
 /// Waits up to `timeout` (`None`: without limit) for request `id`.
 pub fn wait(id: u64, timeout: Option<Duration>) -> Waited {
-    let Some(request) = find(id) else { return Waited::Unknown };
+    wait_timed(id, timeout).0
+}
+
+/// As `wait`, with where a finished request's time went.
+pub fn wait_timed(id: u64, timeout: Option<Duration>) -> (Waited, Option<RequestTimes>) {
+    let Some(request) = find(id) else { return (Waited::Unknown, None) };
     let deadline = timeout.map(|t| Instant::now() + t);
     let mut inner = request.lock();
     while inner.outcome.is_none() {
@@ -138,7 +178,7 @@ pub fn wait(id: u64, timeout: Option<Duration>) -> Waited {
             Some(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    return Waited::Pending;
+                    return (Waited::Pending, None);
                 }
                 request.finished.wait_timeout(inner, left).unwrap_or_else(|e| e.into_inner()).0
             }
@@ -146,9 +186,9 @@ pub fn wait(id: u64, timeout: Option<Duration>) -> Waited {
     }
     // Only the waiter that removes the request takes its outcome.
     if table().remove(&id).is_none() {
-        return Waited::Unknown;
+        return (Waited::Unknown, None);
     }
-    Waited::Finished(inner.outcome.take().expect("checked"))
+    (Waited::Finished(inner.outcome.take().expect("checked")), inner.times)
 }
 
 pub fn poll(id: u64) -> Option<RequestState> {
@@ -165,7 +205,7 @@ pub fn cancel(id: u64) -> bool {
     }
     inner.cancelled = true;
     inner.outcome = Some(Err(anyhow!(Cancelled)));
-    let jobs = std::mem::take(&mut inner.engine_jobs);
+    let jobs = inner.engine_jobs.clone();
     drop(inner);
     if let Ok(engine) = super::global() {
         for job in jobs {
@@ -220,6 +260,7 @@ pub(super) fn run_job(engine: &Engine, spec: JobSpec) -> Result<Vec<Proof>> {
     if request.as_ref().is_some_and(|r| r.lock().cancelled) {
         return Err(anyhow!(Cancelled));
     }
+    let handed_over = Instant::now();
     let job = engine.submit(spec)?;
     if let Some(request) = &request {
         let mut inner = request.lock();
@@ -228,6 +269,7 @@ pub(super) fn run_job(engine: &Engine, spec: JobSpec) -> Result<Vec<Proof>> {
             engine.cancel(job);
         } else {
             inner.engine_jobs.push(job);
+            inner.handed_over.get_or_insert(handed_over);
         }
     }
     match engine.wait(job, None) {

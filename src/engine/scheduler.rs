@@ -26,7 +26,7 @@ use super::{
     estimate,
     job::{Cancelled, JobId, JobSpec, JobState},
     status::{EngineStatus, JobStatus, MemoryStatus},
-    timeline::Event,
+    timeline::{Event, Spans},
 };
 use crate::groth16::{Proof, ProvingKey};
 
@@ -213,6 +213,12 @@ impl Engine {
     /// Every partition's synthesis and proof, start and end, oldest first.
     pub fn timeline(&self) -> Vec<Event> {
         lock(&self.shared.state).timeline.events()
+    }
+
+    /// Where the partitions of `jobs` spent their time, and when the engine
+    /// started (the origin of `Spans::first_synthesis`).
+    pub fn spans_of(&self, jobs: &[JobId]) -> (Spans, Instant) {
+        (Spans::of(&lock(&self.shared.state).timeline.events_of(jobs)), self.shared.started)
     }
 
     pub fn status(&self) -> EngineStatus {
