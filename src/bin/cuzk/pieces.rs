@@ -17,7 +17,9 @@
 //! witness mode synthesizes it: its matrices recorded once (timed), then
 //! its witness alone on every thread, and its witness with a, b, c
 //! evaluated from the matrices; each run's wall and CPU seconds beside full
-//! synthesis's (for SnapDeals, the stock circuit's witness beside cuzk's); with the `cuda` feature and a GPU, a, b, c evaluated on the
+//! synthesis's (for SnapDeals, the stock circuit's witness beside cuzk's);
+//! the mix of zeros, ones and other values among the scalars of the L, A
+//! and B MSMs; with the `cuda` feature and a GPU, a, b, c evaluated on the
 //! device too (checked equal to the CPU's).
 //!
 //! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
@@ -29,12 +31,15 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use blstrs::Scalar as Fr;
 use cuzk::{
     api::{porep, random_vanilla, snap},
     circuit::{segment_pieces, synthesize, synthesize_segments, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Witness},
 };
+use ff::Field;
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
+use rayon::prelude::*;
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
@@ -193,6 +198,23 @@ fn abc_on_gpu(_: &Matrices, _: Witness, _: usize) -> Result<Value> {
     Ok(Value::Null)
 }
 
+/// The fractions of `scalars` that are zero, one, minus one and anything
+/// else: what the GPU's split MSMs (over the aux part) find in a witness.
+fn scalar_mix(scalars: &[Fr]) -> Value {
+    let counts = scalars
+        .par_iter()
+        .fold(
+            || [0usize; 4],
+            |mut c, s| {
+                c[if s.is_zero_vartime() { 0 } else if *s == Fr::ONE { 1 } else if *s == -Fr::ONE { 2 } else { 3 }] += 1;
+                c
+            },
+        )
+        .reduce(|| [0; 4], |a, b| [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]);
+    let of = |k: usize| counts[k] as f64 / scalars.len().max(1) as f64;
+    json!({ "count": scalars.len(), "zero": of(0), "one": of(1), "minus_one": of(2), "other": of(3) })
+}
+
 /// With CUZK_BENCH_WITNESS=1, the partition as the engine's witness mode
 /// synthesizes it: recorded once, then its witness alone, and its witness
 /// with a, b, c evaluated from the matrices, `runs` times each; where given,
@@ -232,9 +254,16 @@ fn witness_mode<P: PartitionCircuit>(
         None => Value::Null,
     };
     let with_abc = timed(pool, runs, at_once, || Ok(pool.install(|| matrices.evaluate(witness()?))?.num_constraints()))?;
-    let abc_on_gpu = abc_on_gpu(matrices, witness()?, runs)?;
+    let w = witness()?;
+    let msm_scalars = json!({
+        "l": scalar_mix(&w.aux),
+        "a": scalar_mix(&matrices.a_aux_density.select(&w.aux)),
+        "b": scalar_mix(&matrices.b_aux_density.select(&w.aux)),
+    });
+    let abc_on_gpu = abc_on_gpu(matrices, w, runs)?;
     Ok(Some(json!({
         "matrices": { "bytes": matrices.size_bytes(), "terms": matrices.num_terms(), "distinct_coefficients": matrices.coeffs.len() },
+        "msm_scalars": msm_scalars,
         "abc_on_gpu": abc_on_gpu,
         "record": record,
         "witness_only": { "wall_median_s": median_at(&witness_only, "/wall_s"), "cpu_median_s": median_at(&witness_only, "/cpu_s"), "runs": witness_only },
