@@ -1,12 +1,16 @@
 //! The CUDA backend on its own and against cuzk's CPU path, on the same inputs:
-//! MSM G1 (2^20..2^26) and G2 (2^20..2^24) over device-resident points, the H
+//! MSM G1 (2^20..2^26) and G2 (2^20..2^24) over device-resident points (random
+//! scalars, and witness-like ones with Pippenger over all against the split
+//! by scalar), the H
 //! polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
 //! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
 //! circuits. Prints one JSON object. Needs a CUDA device.
 //!
 //! `cargo bench --features cuda --bench gpu` (env: CUZK_BENCH_RUNS, default 5;
 //! CUZK_BENCH_MAX_LOG caps every size, default 27; CUZK_BENCH_CPU_MAX_LOG caps
-//! the CPU peer, default 22; CUZK_BENCH_PROOF_LOGS, default "22,24").
+//! the CPU peer, default 22; CUZK_BENCH_PROOF_LOGS, default "22,24";
+//! CUZK_BENCH_MIX, the witness-like scalars' zeros, ones and minus ones per
+//! mille, default DEFAULT_MIX).
 
 use std::{sync::Arc, time::Instant};
 
@@ -14,14 +18,18 @@ use anyhow::{ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk::{
     circuit::{synthesize, MulChain},
-    gpu::{self, DevicePoints, GpuProver, HPlan},
+    gpu::{self, DevicePoints, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs},
 };
 use ff::Field;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
+
+/// The scalars of a 32 GiB PoRep partition's L MSM (its aux assignment), per
+/// mille zero, one and minus one, as `cuzk bench pieces` measures them.
+const DEFAULT_MIX: &str = "514,473,0";
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -52,30 +60,52 @@ fn scalars(n: usize, seed: u64) -> Vec<Fr> {
 struct Limits {
     runs: usize,
     cpu_max: u32,
+    /// Per mille of zeros, ones and minus ones in the witness-like scalars.
+    mix: [u32; 3],
+}
+
+/// Scalars as a witness's: of these kinds per mille (zero, one, minus one),
+/// the rest random.
+fn witness_like(n: usize, seed: u64, [zero, one, minus_one]: [u32; 3]) -> Vec<Fr> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8));
+            match rng.gen_range(0..1000) {
+                k if k < zero => Fr::ZERO,
+                k if k < zero + one => Fr::ONE,
+                k if k < zero + one + minus_one => -Fr::ONE,
+                _ => Fr::random(rng),
+            }
+        })
+        .collect()
 }
 
 /// One group's MSM rows: the points of the largest size generated and
 /// uploaded once, then every size on the GPU and, up to `cpu_max`, on the CPU
-/// (the results must be equal).
+/// (the results must be equal), over random scalars; then over witness-like
+/// scalars, Pippenger over all of them against the split by scalar.
 fn msm_rows<A, P: PartialEq>(
     kind: &str,
     logs: &[u32],
     limits: Limits,
     points_of: impl Fn(usize) -> Vec<A>,
     upload: impl Fn(&[A]) -> Result<DevicePoints>,
-    on_gpu: impl Fn(&DevicePoints, &[Fr]) -> Result<P>,
+    on_gpu: impl Fn(&DevicePoints, &[Fr], MsmHow) -> Result<(P, MsmSplit)>,
     on_cpu: impl Fn(&[A], &[Fr]) -> P,
 ) -> Result<Vec<Value>> {
     let Some(&top) = logs.last() else { return Ok(Vec::new()) };
     let points = points_of(1 << top);
-    let all = scalars(1 << top, 2);
+    let (random, witness) = (scalars(1 << top, 2), witness_like(1 << top, 4, limits.mix));
     let t = Instant::now();
     let on_device = upload(&points)?;
     eprintln!("{kind}: uploaded 2^{top} points in {:?}", t.elapsed());
+    let room = gpu::devices().first().context("no usable CUDA device")?.free_bytes()?;
+    let (plain, split) = (MsmHow::PLAIN, MsmHow { mode: SplitMode::Auto, room });
     let mut rows = Vec::new();
     for &log in logs {
-        let s = &all[..1 << log];
-        let (gpu_s, g) = time(limits.runs, || on_gpu(&on_device, s))?;
+        let s = &random[..1 << log];
+        let (gpu_s, (g, _)) = time(limits.runs, || on_gpu(&on_device, s, split))?;
         let cpu = if log <= limits.cpu_max {
             let (cpu_s, c) = time(limits.runs, || Ok(on_cpu(&points[..1 << log], s)))?;
             ensure!(c == g, "{kind} 2^{log}: GPU and CPU differ");
@@ -83,7 +113,17 @@ fn msm_rows<A, P: PartialEq>(
         } else {
             None
         };
-        rows.push(row(kind, log, gpu_s, cpu));
+        let mut r = row(kind, log, gpu_s, cpu);
+        let w = &witness[..1 << log];
+        let (plain_s, (p, _)) = time(limits.runs, || on_gpu(&on_device, w, plain))?;
+        let (split_s, (q, did)) = time(limits.runs, || on_gpu(&on_device, w, split))?;
+        ensure!(p == q, "{kind} 2^{log}: the split MSM differs from Pippenger over all scalars");
+        eprintln!("{kind} 2^{log} witness-like: plain {plain_s:.4} s, split {split_s:.4} s ({did:?})");
+        r["witness_like"] = json!({
+            "plain_median_s": plain_s, "split_median_s": split_s, "split_speedup": plain_s / split_s,
+            "zero": did.zero, "unit": did.unit, "other": did.other, "split": did.split == 1,
+        });
+        rows.push(r);
     }
     Ok(rows)
 }
@@ -109,7 +149,10 @@ fn main() -> Result<()> {
     let device = gpu::devices().first().context("no usable CUDA device")?;
     let mut results = Vec::new();
 
-    let limits = Limits { runs, cpu_max };
+    let mix = std::env::var("CUZK_BENCH_MIX").unwrap_or_else(|_| DEFAULT_MIX.into());
+    let mix: Vec<u32> = mix.split(',').map(|v| v.trim().parse()).collect::<Result<_, _>>().context("CUZK_BENCH_MIX")?;
+    let mix: [u32; 3] = mix.try_into().ok().filter(|m: &[u32; 3]| m.iter().sum::<u32>() <= 1000).context("CUZK_BENCH_MIX: three per mille figures")?;
+    let limits = Limits { runs, cpu_max, mix };
     let g1_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
     let g2_logs: Vec<u32> = [20, 22, 24].into_iter().filter(|&l| l <= max_log).collect();
     results.extend(msm_rows(
@@ -118,7 +161,7 @@ fn main() -> Result<()> {
         limits,
         |n| synthetic_srs::g1s(n, &mut ChaCha8Rng::seed_from_u64(1)),
         |p| DevicePoints::upload_g1(device, p),
-        DevicePoints::msm_g1,
+        DevicePoints::msm_g1_with,
         msm::msm_g1,
     )?);
     results.extend(msm_rows(
@@ -127,7 +170,7 @@ fn main() -> Result<()> {
         limits,
         |n| synthetic_srs::g2s(n, &mut ChaCha8Rng::seed_from_u64(3)),
         |p| DevicePoints::upload_g2(device, p),
-        DevicePoints::msm_g2,
+        DevicePoints::msm_g2_with,
         msm::msm_g2,
     )?);
 

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <ff/bls12-381.hpp>
 
+#include "device_array.cuh"
 #include "error.cuh"
-#include "staged_copy.cuh"
 
 // Mirrors circuit::Term.
 struct term_t {
@@ -46,21 +46,6 @@ static __global__ void gather(fr_t* out, const fr_t* z, const uint32_t* columns,
          j += (size_t)gridDim.x * blockDim.x)
         out[j] = z[columns[j]];
 }
-
-// Device memory of n elements of T, released on every path, a throw included.
-template<class T> struct device_array_t {
-    T* ptr = nullptr;
-    device_array_t() = default;
-    explicit device_array_t(size_t n) { CUDA_OK(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T))); }
-    device_array_t(const device_array_t&) = delete;
-    device_array_t& operator=(const device_array_t&) = delete;
-    ~device_array_t() { if (ptr) (void)cudaFree(ptr); }
-    void upload(const gpu_t& gpu, const T* host, size_t n)
-    {
-        CUDA_OK(cudaMalloc(&ptr, std::max<size_t>(n, 1) * sizeof(T)));
-        htod_staged(gpu, ptr, host, n * sizeof(T));
-    }
-};
 
 // The matrices of one circuit on one device, and the columns of z whose
 // values are the A and B MSM scalars (the queries' densities). The caller

@@ -1,5 +1,6 @@
 //! The GPU backend computes what the CPU computes: MSMs in G1 and G2 (zero
-//! scalars, points at infinity, sizes that are not powers of two), the H
+//! scalars, points at infinity, sizes that are not powers of two; split by
+//! scalar or not, for every mix of zeros, units and other values), the H
 //! polynomial through NTTs, a, b and c from a circuit's recorded matrices,
 //! and — for fixed r and s — the same proof bytes, on synthetic circuits and
 //! on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and SnapDeals circuits,
@@ -16,7 +17,7 @@ use cuzk::{
     api::{porep, post, random_vanilla, sample, snap},
     circuit::{record, synthesize, synthesize_witness, MulChain, Synthesized},
     engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
-    gpu::{self, Device, DeviceMatrices, DevicePoints, GpuProver, HPlan},
+    gpu::{self, Device, DeviceMatrices, DevicePoints, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
     groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
@@ -26,7 +27,7 @@ use filecoin_proofs_api::{
     RegisteredUpdateProof, SectorId,
 };
 use group::{prime::PrimeCurveAffine, Group};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
@@ -97,6 +98,117 @@ fn msm_g2_equals_cpu() {
         assert_eq!(gpu, msm::msm_g2(&points[..n], &all[..n]), "G2 MSM of {n} points");
     }
     assert_eq!(on_device.msm_g2(&vec![Fr::ZERO; 64]).unwrap(), G2Projective::identity());
+}
+
+/// `n` scalars of these kinds, per mille: zero, one, minus one; the rest random.
+fn mix(n: usize, seed: u64, [zero, one, minus_one]: [u32; 3]) -> Vec<Fr> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8));
+            match rng.gen_range(0..1000) {
+                k if k < zero => Fr::ZERO,
+                k if k < zero + one => Fr::ONE,
+                k if k < zero + one + minus_one => -Fr::ONE,
+                _ => Fr::random(rng),
+            }
+        })
+        .collect()
+}
+
+/// The zeros, units (one, minus one) and others among `scalars`.
+fn kinds(scalars: &[Fr]) -> MsmSplit {
+    let zero = scalars.iter().filter(|s| s.is_zero_vartime()).count();
+    let unit = scalars.iter().filter(|&&s| s == Fr::ONE || s == -Fr::ONE).count();
+    MsmSplit { zero, unit, other: scalars.len() - zero - unit, split: 0 }
+}
+
+/// An MSM run every way (`on_gpu(how)`) equals `cpu`, and says what it found
+/// and did: Auto splits where an eighth or more of the scalars are zero or
+/// units and the room allows.
+fn every_way<P: PartialEq + std::fmt::Debug>(
+    what: &str,
+    scalars: &[Fr],
+    cpu: P,
+    on_gpu: impl Fn(MsmHow) -> anyhow::Result<(P, MsmSplit)>,
+) {
+    let n = scalars.len();
+    let found = kinds(scalars);
+    let room = device().free_bytes().unwrap();
+    let pays = (found.zero + found.unit) * 8 >= n && n > 0;
+    let ways = [
+        (SplitMode::Never, room, MsmSplit { zero: 0, unit: 0, other: n, split: 0 }),
+        (SplitMode::Always, room, MsmSplit { split: u32::from(n > 0), ..found }),
+        (SplitMode::Always, 0, MsmSplit { split: u32::from(n > 0), ..found }),
+        (SplitMode::Auto, room, MsmSplit { split: u32::from(pays), ..found }),
+        // Without room only scalars all zero split (nothing to allocate).
+        (SplitMode::Auto, 0, MsmSplit { split: u32::from(pays && found.unit + found.other == 0), ..found }),
+    ];
+    for (mode, room, expected) in ways {
+        let (gpu, did) = on_gpu(MsmHow { mode, room }).unwrap();
+        assert_eq!(gpu, cpu, "{what}, {n} scalars, {mode:?} in {room} bytes");
+        let expected = if n == 0 { MsmSplit { zero: 0, unit: 0, other: 0, split: 0 } } else { expected };
+        assert_eq!(did, expected, "{what}, {n} scalars, {mode:?} in {room} bytes: what the device found");
+    }
+}
+
+const MIXES: [(&str, [u32; 3]); 7] = [
+    ("all zero", [1000, 0, 0]),
+    ("all one", [0, 1000, 0]),
+    ("all minus one", [0, 0, 1000]),
+    ("bits", [500, 500, 0]),
+    ("mostly bits", [550, 300, 20]),
+    ("a tenth each", [100, 100, 100]),
+    ("random", [0, 0, 0]),
+];
+
+#[test]
+fn split_msms_equal_the_cpus_for_every_mix_of_scalars() {
+    let _gpu = exclusive();
+    let max = 300_001;
+    let points = g1_points(max, 11);
+    let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
+    for (k, (what, kinds)) in MIXES.into_iter().enumerate() {
+        let all = mix(max, 20 + k as u64, kinds);
+        for n in [0usize, 1, 31, 33, 1000, 65_537, max] {
+            let s = &all[..n];
+            every_way(&format!("G1, {what}"), s, msm::msm_g1(&points[..n], s), |how| on_device.msm_g1_with(s, how));
+        }
+    }
+    // Around Auto's threshold: an eighth of the scalars zero, or one fewer.
+    let n = 80_000;
+    for trivial in [n / 8 - 1, n / 8] {
+        let mut s = mix(n, 40, [0, 0, 0]);
+        s[..trivial].iter_mut().for_each(|x| *x = Fr::ZERO);
+        every_way(&format!("G1, {trivial} zeros"), &s, msm::msm_g1(&points[..n], &s), |how| on_device.msm_g1_with(&s, how));
+    }
+
+    let max = 20_001;
+    let points = g2_points(max, 12);
+    let on_device = DevicePoints::upload_g2(device(), &points).unwrap();
+    for (k, (what, kinds)) in MIXES.into_iter().enumerate() {
+        let all = mix(max, 30 + k as u64, kinds);
+        for n in [1usize, 33, 1000, max] {
+            let s = &all[..n];
+            every_way(&format!("G2, {what}"), s, msm::msm_g2(&points[..n], s), |how| on_device.msm_g2_with(s, how));
+        }
+    }
+}
+
+#[test]
+fn a_split_msm_beyond_its_room_runs_in_chunks_with_the_same_sum() {
+    let _gpu = exclusive();
+    // More than 2^20 scalars that are neither zero nor units: with no room,
+    // their Pippenger runs over chunks of 2^20.
+    let n = (1 << 21) + 5;
+    let points = g1_points(n, 13);
+    let s = mix(n, 50, [400, 0, 0]);
+    assert!(kinds(&s).other > 1 << 20);
+    let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
+    let cpu = msm::msm_g1(&points, &s);
+    let (gpu, did) = on_device.msm_g1_with(&s, MsmHow { mode: SplitMode::Always, room: 0 }).unwrap();
+    assert_eq!((gpu, did.split), (cpu, 1));
+    assert_eq!(on_device.msm_g1(&s).unwrap(), cpu, "split in the free memory");
 }
 
 #[test]

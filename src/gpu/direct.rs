@@ -8,7 +8,8 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use super::{
     devices::Device,
     h_poly::{h_on_device, HPlan},
-    resident::{g1_query, g2_query, Query},
+    resident::{g1_query, g2_query, MsmHow, Query},
+    sys::{MsmSplit, SplitMode},
 };
 
 /// Points kept on a device.
@@ -26,16 +27,32 @@ impl DevicePoints {
         Ok(Self { device, query: g2_query(device.index, points, true)? })
     }
 
-    /// MSM over the first `scalars.len()` points of an upload_g1.
+    /// MSM over the first `scalars.len()` points of an upload_g1, split by
+    /// scalar where that pays, in the device's free memory (as a proof's
+    /// MSMs over its witness).
     pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
+        Ok(self.msm_g1_with(scalars, self.auto()?)?.0)
+    }
+
+    /// As `msm_g1`, the way `how` says, and what the call found.
+    pub fn msm_g1_with(&self, scalars: &[Fr], how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
         let _busy = self.device.lock.lock(0);
-        self.query.msm_g1(scalars)
+        self.query.msm_g1(scalars, how)
     }
 
     /// MSM over the first `scalars.len()` points of an upload_g2.
     pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
+        Ok(self.msm_g2_with(scalars, self.auto()?)?.0)
+    }
+
+    /// As `msm_g2`, the way `how` says, and what the call found.
+    pub fn msm_g2_with(&self, scalars: &[Fr], how: MsmHow) -> Result<(G2Projective, MsmSplit)> {
         let _busy = self.device.lock.lock(0);
-        self.query.msm_g2(scalars)
+        self.query.msm_g2(scalars, how)
+    }
+
+    fn auto(&self) -> Result<MsmHow> {
+        Ok(MsmHow { mode: SplitMode::Auto, room: self.device.free_bytes()? })
     }
 }
 

@@ -14,8 +14,9 @@ use super::{
     devices::{devices, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
     r1cs::{DeviceMatrices, Selection},
-    resident::{key_on, room, DeviceKey},
+    resident::{key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
+    sys::SplitMode,
 };
 use crate::{
     circuit::{Matrices, Witness},
@@ -104,6 +105,13 @@ impl GpuProver {
         self.device.lock.lock(self.rank)
     }
 
+    /// How an MSM over a witness's scalars runs (the caller holds a step):
+    /// split by scalar where that pays, in the device memory the budget
+    /// leaves.
+    fn split(&self) -> Result<MsmHow> {
+        Ok(MsmHow { mode: SplitMode::Auto, room: room(self.device, self.budget)? })
+    }
+
     fn kept_witness(&self) -> MutexGuard<'_, Option<DeviceScalars>> {
         self.witness.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -146,14 +154,14 @@ impl Backend for GpuProver {
             let h = cpu::h_coefficients(a, b, c)?;
             let ntt = start.elapsed().as_secs_f64();
             let _step = self.step();
-            let term = self.key.h.msm_g1(&h).context("GPU MSM H")?;
+            let (term, _) = self.key.h.msm_g1(&h, MsmHow::PLAIN).context("GPU MSM H")?;
             return Ok(HTerm { term, abc: 0.0, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt });
         };
         let Some(h) = h_on_device(self.device, a, b, c, plan)? else {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
-        let term = self.key.h.msm_g1_device(h.scalars(), 0, h.len()).context("GPU MSM H")?;
+        let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
         Ok(HTerm { term, abc: 0.0, copies, ntt: on_device - copies, msm })
@@ -180,7 +188,7 @@ impl Backend for GpuProver {
         *self.kept_witness() = Some(z);
         let on_device = start.elapsed().as_secs_f64();
         let (copies, abc) = (upload + h.copy_seconds(), h.abc_seconds());
-        let term = self.key.h.msm_g1_device(h.scalars(), 0, h.len()).context("GPU MSM H")?;
+        let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         let ntt = on_device - copies - abc;
         log::debug!("cuzk GPU {}: H of a witness: copies {copies:.3} s, a, b, c {abc:.3} s, NTTs {ntt:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index);
@@ -195,12 +203,16 @@ impl Backend for GpuProver {
             G1Query::A => &k.a,
             G1Query::BG1 => &k.b_g1,
         };
-        q.msm_g1(scalars).with_context(|| format!("GPU MSM {query:?}"))
+        let (msm, did) = q.msm_g1(scalars, self.split()?).with_context(|| format!("GPU MSM {query:?}"))?;
+        log::debug!("cuzk GPU {}: MSM {query:?}: {did:?}", self.device.index);
+        Ok(msm)
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         let _step = self.step();
-        self.key.b_g2.msm_g2(scalars).context("GPU MSM B (G2)")
+        let (msm, did) = self.key.b_g2.msm_g2(scalars, self.split()?).context("GPU MSM B (G2)")?;
+        log::debug!("cuzk GPU {}: MSM B (G2): {did:?}", self.device.index);
+        Ok(msm)
     }
 
     /// With the witness of the H step on the device, the scalars come from
@@ -208,18 +220,22 @@ impl Backend for GpuProver {
     fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
         let k = &self.key;
         let on_device = self.over_kept_witness(scalars, |m, z, inputs| match query {
-            G1Query::L => k.l.msm_g1_device(z, inputs, z.len() - inputs),
+            G1Query::L => k.l.msm_g1_device(z, inputs, z.len() - inputs, self.split()?),
             G1Query::A => {
                 let picked = m.select(Selection::A, z)?;
-                k.a.msm_g1_device(&picked, 0, picked.len())
+                k.a.msm_g1_device(&picked, 0, picked.len(), self.split()?)
             }
             G1Query::BG1 => {
                 let picked = m.select(Selection::B, z)?;
-                k.b_g1.msm_g1_device(&picked, 0, picked.len())
+                k.b_g1.msm_g1_device(&picked, 0, picked.len(), self.split()?)
             }
         });
         match on_device {
-            Some(msm) => msm.with_context(|| format!("GPU MSM {query:?} over the witness on the device")),
+            Some(msm) => {
+                let (msm, did) = msm.with_context(|| format!("GPU MSM {query:?} over the witness on the device"))?;
+                log::debug!("cuzk GPU {}: MSM {query:?} over the witness: {did:?}", self.device.index);
+                Ok(msm)
+            }
             None => msm_g1_picked_on_host(self, query, scalars),
         }
     }
@@ -228,10 +244,14 @@ impl Backend for GpuProver {
         let k = &self.key;
         let on_device = self.over_kept_witness(scalars, |m, z, _| {
             let picked = m.select(Selection::B, z)?;
-            k.b_g2.msm_g2_device(&picked, 0, picked.len())
+            k.b_g2.msm_g2_device(&picked, 0, picked.len(), self.split()?)
         });
         match on_device {
-            Some(msm) => msm.context("GPU MSM B (G2) over the witness on the device"),
+            Some(msm) => {
+                let (msm, did) = msm.context("GPU MSM B (G2) over the witness on the device")?;
+                log::debug!("cuzk GPU {}: MSM B (G2) over the witness: {did:?}", self.device.index);
+                Ok(msm)
+            }
             None => self.msm_b_g2(&scalars.of(G1Query::BG1)),
         }
     }

@@ -26,7 +26,7 @@ use super::{
     h_poly::{witness_step_bytes, HPlan},
     r1cs::DeviceMatrices,
     scalars::DeviceScalars,
-    sys::{self, check, RawQuery},
+    sys::{self, check, MsmSplit, RawQuery, SplitMode},
 };
 use crate::{circuit::Matrices, groth16::ProvingKey, priority_lock::PriorityGuard};
 
@@ -49,46 +49,61 @@ impl Drop for Query {
     }
 }
 
+/// How an MSM runs: whether its scalars may split (`SplitMode`), and the
+/// device bytes a split may take beside what is allocated already.
+#[derive(Clone, Copy, Debug)]
+pub struct MsmHow {
+    pub mode: SplitMode,
+    pub room: usize,
+}
+
+impl MsmHow {
+    /// Pippenger over every scalar (dense scalars, such as H's).
+    pub const PLAIN: Self = Self { mode: SplitMode::Never, room: 0 };
+}
+
 impl Query {
-    /// `sum(scalars[i] * points[i])` over the first `scalars.len()` points. The
-    /// caller holds the device's lock.
-    pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
-        let mut out = G1Projective::identity();
+    /// `sum(scalars[i] * points[i])` over the first `scalars.len()` points,
+    /// and what the call found among the scalars. The caller holds the
+    /// device's lock.
+    pub fn msm_g1(&self, scalars: &[Fr], how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
+        let (mut out, mut did) = (G1Projective::identity(), MsmSplit::default());
         let raw: &mut blst_p1 = out.as_mut();
         // SAFETY: `raw` is a G1 query (made by g1_query) used under the device
         // lock; the scalars are valid for their length; `out` is a writable
-        // blst_p1, the layout of sppark's jacobian_t<fp_t> (Montgomery X, Y, Z).
-        check(unsafe { sys::cuzk_gpu_g1_msm(self.raw, scalars.as_ptr(), scalars.len(), raw) })?;
-        Ok(out)
+        // blst_p1, the layout of sppark's jacobian_t<fp_t> (Montgomery X, Y, Z);
+        // `did` is a writable MsmSplit, the layout of msm_split_t.
+        check(unsafe { sys::cuzk_gpu_g1_msm(self.raw, scalars.as_ptr(), scalars.len(), how.room, how.mode, &mut did, raw) })?;
+        Ok((out, did))
     }
 
     /// As `msm_g1`, over scalars `from..from + n` in device memory.
-    pub fn msm_g1_device(&self, scalars: &DeviceScalars, from: usize, n: usize) -> Result<G1Projective> {
+    pub fn msm_g1_device(&self, scalars: &DeviceScalars, from: usize, n: usize, how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
         let on_device = scalars.range(from, n)?;
-        let mut out = G1Projective::identity();
+        let (mut out, mut did) = (G1Projective::identity(), MsmSplit::default());
         let raw: &mut blst_p1 = out.as_mut();
         // SAFETY: as in msm_g1; `on_device` holds `n` scalars on this device.
-        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, on_device, n, raw) })?;
-        Ok(out)
-    }
-
-    /// As `msm_g1_device`, for a G2 query.
-    pub fn msm_g2_device(&self, scalars: &DeviceScalars, from: usize, n: usize) -> Result<G2Projective> {
-        let on_device = scalars.range(from, n)?;
-        let mut out = G2Projective::identity();
-        let raw: &mut blst_p2 = out.as_mut();
-        // SAFETY: as in msm_g2; `on_device` holds `n` scalars on this device.
-        check(unsafe { sys::cuzk_gpu_g2_msm_device(self.raw, on_device, n, raw) })?;
-        Ok(out)
+        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, on_device, n, how.room, how.mode, &mut did, raw) })?;
+        Ok((out, did))
     }
 
     /// As `msm_g1`, for a G2 query.
-    pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
-        let mut out = G2Projective::identity();
+    pub fn msm_g2(&self, scalars: &[Fr], how: MsmHow) -> Result<(G2Projective, MsmSplit)> {
+        let (mut out, mut did) = (G2Projective::identity(), MsmSplit::default());
         let raw: &mut blst_p2 = out.as_mut();
         // SAFETY: as in msm_g1; blst_p2 is the layout of jacobian_t<fp2_t>.
-        check(unsafe { sys::cuzk_gpu_g2_msm(self.raw, scalars.as_ptr(), scalars.len(), raw) })?;
-        Ok(out)
+        check(unsafe { sys::cuzk_gpu_g2_msm(self.raw, scalars.as_ptr(), scalars.len(), how.room, how.mode, &mut did, raw) })?;
+        Ok((out, did))
+    }
+
+    /// As `msm_g1_device`, for a G2 query.
+    pub fn msm_g2_device(&self, scalars: &DeviceScalars, from: usize, n: usize, how: MsmHow) -> Result<(G2Projective, MsmSplit)> {
+        let on_device = scalars.range(from, n)?;
+        let (mut out, mut did) = (G2Projective::identity(), MsmSplit::default());
+        let raw: &mut blst_p2 = out.as_mut();
+        // SAFETY: as in msm_g2; `on_device` holds `n` scalars on this device.
+        check(unsafe { sys::cuzk_gpu_g2_msm_device(self.raw, on_device, n, how.room, how.mode, &mut did, raw) })?;
+        Ok((out, did))
     }
 }
 

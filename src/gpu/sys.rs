@@ -22,6 +22,33 @@ pub struct GpuInfo {
     pub free_bytes: usize,
 }
 
+/// Which way an MSM goes; mirrors `split_mode_t` in cuda/split_msm.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitMode {
+    /// Split where enough scalars are zero or units and the room allows.
+    Auto = 0,
+    /// Pippenger over every scalar.
+    Never = 1,
+    /// Split whatever the scalars (tests compare both ways).
+    Always = 2,
+}
+
+/// What an MSM call found and did; mirrors `msm_split_t` in
+/// cuda/split_msm.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsmSplit {
+    /// Scalars that were zero (points skipped).
+    pub zero: usize,
+    /// Scalars that were one or minus one (points added or subtracted).
+    pub unit: usize,
+    /// The rest (all of them where nothing was counted).
+    pub other: usize,
+    /// 1 where the units were summed apart and Pippenger ran over the rest.
+    pub split: u32,
+}
+
 /// An `srs_query_t` object of cuda/srs_msm.cuh.
 pub type RawQuery = *mut c_void;
 
@@ -52,8 +79,24 @@ extern "C" {
         resident: bool,
         out: *mut RawQuery,
     ) -> sppark::Error;
-    pub fn cuzk_gpu_g1_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p1) -> sppark::Error;
-    pub fn cuzk_gpu_g1_msm_device(query: RawQuery, d_scalars: *const Fr, n: usize, out: *mut blst_p1) -> sppark::Error;
+    pub fn cuzk_gpu_g1_msm(
+        query: RawQuery,
+        scalars: *const Fr,
+        n: usize,
+        room: usize,
+        mode: SplitMode,
+        did: *mut MsmSplit,
+        out: *mut blst_p1,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_g1_msm_device(
+        query: RawQuery,
+        d_scalars: *const Fr,
+        n: usize,
+        room: usize,
+        mode: SplitMode,
+        did: *mut MsmSplit,
+        out: *mut blst_p1,
+    ) -> sppark::Error;
     pub fn cuzk_gpu_g1_query_free(query: RawQuery);
     pub fn cuzk_gpu_g2_query_new(
         device: c_int,
@@ -62,8 +105,24 @@ extern "C" {
         resident: bool,
         out: *mut RawQuery,
     ) -> sppark::Error;
-    pub fn cuzk_gpu_g2_msm(query: RawQuery, scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
-    pub fn cuzk_gpu_g2_msm_device(query: RawQuery, d_scalars: *const Fr, n: usize, out: *mut blst_p2) -> sppark::Error;
+    pub fn cuzk_gpu_g2_msm(
+        query: RawQuery,
+        scalars: *const Fr,
+        n: usize,
+        room: usize,
+        mode: SplitMode,
+        did: *mut MsmSplit,
+        out: *mut blst_p2,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_g2_msm_device(
+        query: RawQuery,
+        d_scalars: *const Fr,
+        n: usize,
+        room: usize,
+        mode: SplitMode,
+        did: *mut MsmSplit,
+        out: *mut blst_p2,
+    ) -> sppark::Error;
     pub fn cuzk_gpu_g2_query_free(query: RawQuery);
     pub fn cuzk_gpu_r1cs_new(
         device: c_int,
