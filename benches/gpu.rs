@@ -22,7 +22,7 @@ use cuzk::{
     groth16::{cpu, msm, prove, prove_with, synthetic_srs},
 };
 use ff::Field;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -64,23 +64,6 @@ struct Limits {
     mix: [u32; 3],
 }
 
-/// Scalars as a witness's: of these kinds per mille (zero, one, minus one),
-/// the rest random.
-fn witness_like(n: usize, seed: u64, [zero, one, minus_one]: [u32; 3]) -> Vec<Fr> {
-    (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8));
-            match rng.gen_range(0..1000) {
-                k if k < zero => Fr::ZERO,
-                k if k < zero + one => Fr::ONE,
-                k if k < zero + one + minus_one => -Fr::ONE,
-                _ => Fr::random(rng),
-            }
-        })
-        .collect()
-}
-
 /// One group's MSM rows: the points of the largest size generated and
 /// uploaded once, then every size on the GPU and, up to `cpu_max`, on the CPU
 /// (the results must be equal), over random scalars; then over witness-like
@@ -96,7 +79,7 @@ fn msm_rows<A, P: PartialEq>(
 ) -> Result<Vec<Value>> {
     let Some(&top) = logs.last() else { return Ok(Vec::new()) };
     let points = points_of(1 << top);
-    let (random, witness) = (scalars(1 << top, 2), witness_like(1 << top, 4, limits.mix));
+    let (random, witness) = (scalars(1 << top, 2), synthetic_srs::scalars_of_kinds(1 << top, 4, limits.mix));
     let t = Instant::now();
     let on_device = upload(&points)?;
     eprintln!("{kind}: uploaded 2^{top} points in {:?}", t.elapsed());

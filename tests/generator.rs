@@ -132,14 +132,7 @@ fn generated_post_and_snapdeals_keys_prove_real_sectors_and_verify_with_stock() 
     }
 
     let u = sample::update_sector(&sector, &dir.0, 82).unwrap();
-    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
-    let files = snap::UpdateFiles {
-        sector_key: dir.0.join("sealed"),
-        sector_key_cache: dir.0.join("cache"),
-        replica: dir.0.join("update"),
-        replica_cache: dir.0.join("update-cache"),
-    };
-    let vanilla = snap::partition_vanilla_proofs(u.registered_proof, comms, &files).unwrap();
+    let (comms, vanilla) = (u.commitments(), u.vanilla_proofs(&dir.0).unwrap());
     let real = || snap::partition_circuits::<SectorShape2KiB>(u.registered_proof, &vanilla, comms).unwrap().circuits.remove(0);
     let structure = random_vanilla::update_circuit::<SectorShape2KiB>(RegisteredUpdateProof::StackedDrg2KiBV1, 1).unwrap();
     generated_keys_prove_and_verify(structure, real, "SnapDeals");

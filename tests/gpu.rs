@@ -27,7 +27,7 @@ use filecoin_proofs_api::{
     RegisteredUpdateProof, SectorId,
 };
 use group::{prime::PrimeCurveAffine, Group};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
@@ -100,22 +100,6 @@ fn msm_g2_equals_cpu() {
     assert_eq!(on_device.msm_g2(&vec![Fr::ZERO; 64]).unwrap(), G2Projective::identity());
 }
 
-/// `n` scalars of these kinds, per mille: zero, one, minus one; the rest random.
-fn mix(n: usize, seed: u64, [zero, one, minus_one]: [u32; 3]) -> Vec<Fr> {
-    (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8));
-            match rng.gen_range(0..1000) {
-                k if k < zero => Fr::ZERO,
-                k if k < zero + one => Fr::ONE,
-                k if k < zero + one + minus_one => -Fr::ONE,
-                _ => Fr::random(rng),
-            }
-        })
-        .collect()
-}
-
 /// The zeros, units (one, minus one) and others among `scalars`.
 fn kinds(scalars: &[Fr]) -> MsmSplit {
     let zero = scalars.iter().filter(|s| s.is_zero_vartime()).count();
@@ -169,7 +153,7 @@ fn split_msms_equal_the_cpus_for_every_mix_of_scalars() {
     let points = g1_points(max, 11);
     let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
     for (k, (what, kinds)) in MIXES.into_iter().enumerate() {
-        let all = mix(max, 20 + k as u64, kinds);
+        let all = synthetic_srs::scalars_of_kinds(max, 20 + k as u64, kinds);
         for n in [0usize, 1, 31, 33, 1000, 65_537, max] {
             let s = &all[..n];
             every_way(&format!("G1, {what}"), s, msm::msm_g1(&points[..n], s), |how| on_device.msm_g1_with(s, how));
@@ -178,7 +162,7 @@ fn split_msms_equal_the_cpus_for_every_mix_of_scalars() {
     // Around Auto's threshold: an eighth of the scalars zero, or one fewer.
     let n = 80_000;
     for trivial in [n / 8 - 1, n / 8] {
-        let mut s = mix(n, 40, [0, 0, 0]);
+        let mut s = synthetic_srs::scalars_of_kinds(n, 40, [0, 0, 0]);
         s[..trivial].iter_mut().for_each(|x| *x = Fr::ZERO);
         every_way(&format!("G1, {trivial} zeros"), &s, msm::msm_g1(&points[..n], &s), |how| on_device.msm_g1_with(&s, how));
     }
@@ -187,7 +171,7 @@ fn split_msms_equal_the_cpus_for_every_mix_of_scalars() {
     let points = g2_points(max, 12);
     let on_device = DevicePoints::upload_g2(device(), &points).unwrap();
     for (k, (what, kinds)) in MIXES.into_iter().enumerate() {
-        let all = mix(max, 30 + k as u64, kinds);
+        let all = synthetic_srs::scalars_of_kinds(max, 30 + k as u64, kinds);
         for n in [1usize, 33, 1000, max] {
             let s = &all[..n];
             every_way(&format!("G2, {what}"), s, msm::msm_g2(&points[..n], s), |how| on_device.msm_g2_with(s, how));
@@ -202,7 +186,7 @@ fn a_split_msm_beyond_its_room_runs_in_chunks_with_the_same_sum() {
     // their Pippenger runs over chunks of 2^20.
     let n = (1 << 21) + 5;
     let points = g1_points(n, 13);
-    let s = mix(n, 50, [400, 0, 0]);
+    let s = synthetic_srs::scalars_of_kinds(n, 50, [400, 0, 0]);
     assert!(kinds(&s).other > 1 << 20);
     let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
     let cpu = msm::msm_g1(&points, &s);

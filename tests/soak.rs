@@ -12,7 +12,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::c_program;
-use cuzk::api::{sample, snap};
+use cuzk::api::sample;
 use filecoin_proofs_api::{post as stock_post, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId};
 
 /// The fixture soak.c reads: length-prefixed fields (u32 LE, then the
@@ -38,14 +38,7 @@ fn fixture() -> PathBuf {
     let winning = vanilla(RegisteredPoStProof::StackedDrgWinning2KiBV1);
     let window = vanilla(RegisteredPoStProof::StackedDrgWindow2KiBV1_2);
     let u = sample::update_sector(&s, &dir, 92).unwrap();
-    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
-    let files = snap::UpdateFiles {
-        sector_key: dir.join("sealed"),
-        sector_key_cache: dir.join("cache"),
-        replica: dir.join("update"),
-        replica_cache: dir.join("update-cache"),
-    };
-    let snap_vanilla = snap::partition_vanilla_proofs(u.registered_proof, comms, &files).unwrap();
+    let snap_vanilla = u.vanilla_proofs(&dir).unwrap();
 
     let sector_id = s.sector_id.to_le_bytes();
     let mut fields: Vec<&[u8]> = vec![&sector_id, &s.prover_id, &s.ticket, &s.seed, &s.comm_r, &s.comm_d, &s.c1_json];

@@ -125,14 +125,7 @@ fn post_and_snapdeals_prove_from_recorded_matrices_and_verify_with_stock() {
     }
 
     let u = sample::update_sector(&sector, &dir, 74).unwrap();
-    let comms = snap::UpdateCommitments { comm_r_old: u.comm_r_old, comm_r_new: u.comm_r_new, comm_d_new: u.comm_d_new };
-    let files = snap::UpdateFiles {
-        sector_key: dir.join("sealed"),
-        sector_key_cache: dir.join("cache"),
-        replica: dir.join("update"),
-        replica_cache: dir.join("update-cache"),
-    };
-    let vanilla = snap::partition_vanilla_proofs(u.registered_proof, comms, &files).unwrap();
+    let (comms, vanilla) = (u.commitments(), u.vanilla_proofs(&dir).unwrap());
     let proof = snap::update_proof_with_vanilla(u.registered_proof, &vanilla, comms).unwrap();
     let verified =
         stock_update::verify_empty_sector_update_proof(u.registered_proof, &proof, u.comm_r_old, u.comm_r_new, u.comm_d_new);

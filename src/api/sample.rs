@@ -14,6 +14,8 @@ use filecoin_proofs_api::{
     update, PieceInfo, RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
 };
 use rand::{RngCore, SeedableRng};
+
+use super::snap;
 use rand_chacha::ChaCha8Rng;
 
 /// A sector sealed up to C1, with everything a verifier needs.
@@ -133,6 +135,25 @@ pub struct UpdatedSector {
     pub comm_r_old: [u8; 32],
     pub comm_r_new: [u8; 32],
     pub comm_d_new: [u8; 32],
+}
+
+impl UpdatedSector {
+    /// Its commitments, as the SnapDeals prover takes them.
+    pub fn commitments(&self) -> snap::UpdateCommitments {
+        snap::UpdateCommitments { comm_r_old: self.comm_r_old, comm_r_new: self.comm_r_new, comm_d_new: self.comm_d_new }
+    }
+
+    /// Stock's vanilla proof of every partition, from the files that
+    /// `seal_sector` and `update_sector` wrote in `dir`.
+    pub fn vanilla_proofs(&self, dir: &Path) -> Result<Vec<Vec<u8>>> {
+        let files = snap::UpdateFiles {
+            sector_key: dir.join("sealed"),
+            sector_key_cache: dir.join("cache"),
+            replica: dir.join("update"),
+            replica_cache: dir.join("update-cache"),
+        };
+        snap::partition_vanilla_proofs(self.registered_proof, self.commitments(), &files)
+    }
 }
 
 /// Encodes fresh seeded random data into the sector `seal_sector` left in `dir`

@@ -6,7 +6,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use bellperson::groth16::VerifyingKey;
 use ff::Field;
 use group::{Curve, Group};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
@@ -47,6 +47,23 @@ pub fn g1s(n: usize, rng: &mut ChaCha8Rng) -> Vec<G1Affine> {
 /// `n` distinct valid G2 points, fast.
 pub fn g2s(n: usize, rng: &mut ChaCha8Rng) -> Vec<G2Affine> {
     g2_progression(n, (Fr::random(&mut *rng), Fr::random(rng)))
+}
+
+/// `n` scalars as a witness's, seeded: of these kinds per mille (zero, one,
+/// minus one), the rest random.
+pub fn scalars_of_kinds(n: usize, seed: u64, [zero, one, minus_one]: [u32; 3]) -> Vec<Fr> {
+    (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8));
+            match rng.gen_range(0..1000) {
+                k if k < zero => Fr::ZERO,
+                k if k < zero + one => Fr::ONE,
+                k if k < zero + one + minus_one => -Fr::ONE,
+                _ => Fr::random(rng),
+            }
+        })
+        .collect()
 }
 
 /// The points `(base + (j + 1) * step) * G1` for j < n.
