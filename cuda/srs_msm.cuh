@@ -53,6 +53,12 @@ class srs_query_t {
         return engine.invoke(out, on_device(d_points.ptr), n, scalars, true);
     }
 
+    // Device bytes of one term gathered for the Pippenger over the rest
+    // (point, scalar, and sppark's digits and temporaries for it), and the
+    // fewest terms a chunk of that Pippenger takes whatever the room.
+    static constexpr size_t gathered_term_bytes = sizeof(affine_h) + sizeof(scalar_t) + 128;
+    static constexpr size_t min_chunk = (size_t)1 << 20;
+
     // Launch shape of the element-wise kernels below.
     int blocks() const { return gpu.sm_count() * 4; }
     static constexpr int threads = 256;
@@ -77,8 +83,7 @@ class srs_query_t {
     RustError add_others(point_t& out, const scalar_t* d_scalars, const uint32_t* d_others,
                          size_t m, size_t room)
     {
-        const size_t per_term = sizeof(affine_h) + sizeof(scalar_t) + 128;
-        size_t chunk = std::min(m, std::max(room / per_term, (size_t)1 << 20));
+        size_t chunk = std::min(m, std::max(room / gathered_term_bytes, min_chunk));
         device_array_t<affine_h> points(chunk);
         device_array_t<scalar_t> scalars(chunk);
         for (size_t k = 0; k < m; k += chunk) {
@@ -182,7 +187,7 @@ public:
         // Worth it when an eighth or more of the Pippenger goes away, and
         // when the lists and a first chunk of gathered terms fit in `room`.
         size_t need = (did.unit + did.other) * sizeof(uint32_t)
-                    + std::min(did.other, (size_t)1 << 20) * (sizeof(affine_h) + sizeof(scalar_t) + 128);
+                    + std::min(did.other, min_chunk) * gathered_term_bytes;
         bool split = mode == SPLIT_ALWAYS || ((did.zero + did.unit) * 8 >= n && need <= room);
         if (!split)
             return pippenger(out, dev_ptr_t<scalar_t>{const_cast<scalar_t*>(d_scalars)}, n);

@@ -14,9 +14,9 @@ use filecoin_proofs_api::{
     update, PieceInfo, RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
 };
 use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use super::snap;
-use rand_chacha::ChaCha8Rng;
 
 /// A sector sealed up to C1, with everything a verifier needs.
 pub struct SealedSector {

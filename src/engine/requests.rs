@@ -58,7 +58,7 @@ struct Inner {
 }
 
 /// Where a finished request's time went.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct RequestTimes {
     /// From submission until its partitions were handed to the engine:
     /// decoding the inputs, loading the proving key (or finding it
@@ -71,8 +71,6 @@ pub struct RequestTimes {
     /// The partitions' proofs (on a GPU, or the CPU where none took them),
     /// their verification included, summed.
     pub proving: Duration,
-    /// From submission to the outcome.
-    pub total: Duration,
 }
 
 impl Request {
@@ -145,13 +143,14 @@ pub fn submit(
 /// Where `request` (finished, `inner` its state) spent its time, from the
 /// engine's timeline of its jobs.
 fn times(request: &Request, inner: &Inner) -> RequestTimes {
-    let total = request.submitted.elapsed();
-    let Some(handed_over) = inner.handed_over else { return RequestTimes { setup: total, total, ..Default::default() } };
+    let Some(handed_over) = inner.handed_over else {
+        return RequestTimes { setup: request.submitted.elapsed(), ..Default::default() };
+    };
     let setup = handed_over.saturating_duration_since(request.submitted);
-    let Ok(engine) = super::global() else { return RequestTimes { setup, total, ..Default::default() } };
+    let Ok(engine) = super::global() else { return RequestTimes { setup, ..Default::default() } };
     let (spans, origin) = engine.spans_of(&inner.engine_jobs);
     let queue_wait = spans.first_synthesis.map_or(Duration::ZERO, |at| (origin + at).saturating_duration_since(handed_over));
-    RequestTimes { setup, queue_wait, synthesis: spans.synthesis, proving: spans.proving, total }
+    RequestTimes { setup, queue_wait, synthesis: spans.synthesis, proving: spans.proving }
 }
 
 /// What `wait` found.

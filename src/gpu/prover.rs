@@ -16,7 +16,7 @@ use super::{
     r1cs::{DeviceMatrices, Selection},
     resident::{key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
-    sys::SplitMode,
+    sys::{MsmSplit, SplitMode},
 };
 use crate::{
     circuit::{Matrices, Witness},
@@ -112,6 +112,12 @@ impl GpuProver {
         Ok(MsmHow { mode: SplitMode::Auto, room: room(self.device, self.budget)? })
     }
 
+    /// An MSM's sum, what it found among its scalars logged.
+    fn logged<P>(&self, what: std::fmt::Arguments, (msm, did): (P, MsmSplit)) -> P {
+        log::debug!("cuzk GPU {}: MSM {what}: {did:?}", self.device.index);
+        msm
+    }
+
     fn kept_witness(&self) -> MutexGuard<'_, Option<DeviceScalars>> {
         self.witness.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -203,16 +209,12 @@ impl Backend for GpuProver {
             G1Query::A => &k.a,
             G1Query::BG1 => &k.b_g1,
         };
-        let (msm, did) = q.msm_g1(scalars, self.split()?).with_context(|| format!("GPU MSM {query:?}"))?;
-        log::debug!("cuzk GPU {}: MSM {query:?}: {did:?}", self.device.index);
-        Ok(msm)
+        Ok(self.logged(format_args!("{query:?}"), q.msm_g1(scalars, self.split()?).with_context(|| format!("GPU MSM {query:?}"))?))
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         let _step = self.step();
-        let (msm, did) = self.key.b_g2.msm_g2(scalars, self.split()?).context("GPU MSM B (G2)")?;
-        log::debug!("cuzk GPU {}: MSM B (G2): {did:?}", self.device.index);
-        Ok(msm)
+        Ok(self.logged(format_args!("B (G2)"), self.key.b_g2.msm_g2(scalars, self.split()?).context("GPU MSM B (G2)")?))
     }
 
     /// With the witness of the H step on the device, the scalars come from
@@ -232,9 +234,8 @@ impl Backend for GpuProver {
         });
         match on_device {
             Some(msm) => {
-                let (msm, did) = msm.with_context(|| format!("GPU MSM {query:?} over the witness on the device"))?;
-                log::debug!("cuzk GPU {}: MSM {query:?} over the witness: {did:?}", self.device.index);
-                Ok(msm)
+                let msm = msm.with_context(|| format!("GPU MSM {query:?} over the witness on the device"))?;
+                Ok(self.logged(format_args!("{query:?} over the witness"), msm))
             }
             None => msm_g1_picked_on_host(self, query, scalars),
         }
@@ -248,9 +249,8 @@ impl Backend for GpuProver {
         });
         match on_device {
             Some(msm) => {
-                let (msm, did) = msm.context("GPU MSM B (G2) over the witness on the device")?;
-                log::debug!("cuzk GPU {}: MSM B (G2) over the witness: {did:?}", self.device.index);
-                Ok(msm)
+                let msm = msm.context("GPU MSM B (G2) over the witness on the device")?;
+                Ok(self.logged(format_args!("B (G2) over the witness"), msm))
             }
             None => self.msm_b_g2(&scalars.of(G1Query::BG1)),
         }
