@@ -192,7 +192,7 @@ fn a_split_msm_beyond_its_room_runs_in_chunks_with_the_same_sum() {
     let cpu = msm::msm_g1(&points, &s);
     let (gpu, did) = on_device.msm_g1_with(&s, MsmHow { mode: SplitMode::Always, room: 0 }).unwrap();
     assert_eq!((gpu, did.split), (cpu, 1));
-    assert_eq!(on_device.msm_g1(&s).unwrap(), cpu, "split in the free memory");
+    assert_eq!(on_device.msm_g1(&s).unwrap(), cpu, "the default way");
 }
 
 #[test]

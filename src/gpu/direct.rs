@@ -9,7 +9,7 @@ use super::{
     devices::Device,
     h_poly::{h_on_device, HPlan},
     resident::{g1_query, g2_query, MsmHow, Query},
-    sys::{MsmSplit, SplitMode},
+    sys::MsmSplit,
 };
 
 /// Points kept on a device.
@@ -31,7 +31,7 @@ impl DevicePoints {
     /// scalar where that pays, in the device's free memory (as a proof's
     /// MSMs over its witness).
     pub fn msm_g1(&self, scalars: &[Fr]) -> Result<G1Projective> {
-        Ok(self.msm_g1_with(scalars, self.auto()?)?.0)
+        Ok(self.msm_g1_with(scalars, self.auto(scalars.len())?)?.0)
     }
 
     /// As `msm_g1`, the way `how` says, and what the call found.
@@ -42,7 +42,7 @@ impl DevicePoints {
 
     /// MSM over the first `scalars.len()` points of an upload_g2.
     pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
-        Ok(self.msm_g2_with(scalars, self.auto()?)?.0)
+        Ok(self.msm_g2_with(scalars, self.auto(scalars.len())?)?.0)
     }
 
     /// As `msm_g2`, the way `how` says, and what the call found.
@@ -51,8 +51,8 @@ impl DevicePoints {
         self.query.msm_g2(scalars, how)
     }
 
-    fn auto(&self) -> Result<MsmHow> {
-        Ok(MsmHow { mode: SplitMode::Auto, room: self.device.free_bytes()? })
+    fn auto(&self, n: usize) -> Result<MsmHow> {
+        MsmHow::auto(n, || self.device.free_bytes())
     }
 }
 

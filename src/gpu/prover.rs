@@ -16,7 +16,7 @@ use super::{
     r1cs::{DeviceMatrices, Selection},
     resident::{key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
-    sys::{MsmSplit, SplitMode},
+    sys::MsmSplit,
 };
 use crate::{
     circuit::{Matrices, Witness},
@@ -108,8 +108,8 @@ impl GpuProver {
     /// How an MSM over a witness's scalars runs (the caller holds a step):
     /// split by scalar where that pays, in the device memory the budget
     /// leaves.
-    fn split(&self) -> Result<MsmHow> {
-        Ok(MsmHow { mode: SplitMode::Auto, room: room(self.device, self.budget)? })
+    fn split(&self, n: usize) -> Result<MsmHow> {
+        MsmHow::auto(n, || room(self.device, self.budget))
     }
 
     /// An MSM's sum, what it found among its scalars logged.
@@ -209,12 +209,12 @@ impl Backend for GpuProver {
             G1Query::A => &k.a,
             G1Query::BG1 => &k.b_g1,
         };
-        Ok(self.logged(format_args!("{query:?}"), q.msm_g1(scalars, self.split()?).with_context(|| format!("GPU MSM {query:?}"))?))
+        Ok(self.logged(format_args!("{query:?}"), q.msm_g1(scalars, self.split(scalars.len())?).with_context(|| format!("GPU MSM {query:?}"))?))
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         let _step = self.step();
-        Ok(self.logged(format_args!("B (G2)"), self.key.b_g2.msm_g2(scalars, self.split()?).context("GPU MSM B (G2)")?))
+        Ok(self.logged(format_args!("B (G2)"), self.key.b_g2.msm_g2(scalars, self.split(scalars.len())?).context("GPU MSM B (G2)")?))
     }
 
     /// With the witness of the H step on the device, the scalars come from
@@ -222,14 +222,14 @@ impl Backend for GpuProver {
     fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
         let k = &self.key;
         let on_device = self.over_kept_witness(scalars, |m, z, inputs| match query {
-            G1Query::L => k.l.msm_g1_device(z, inputs, z.len() - inputs, self.split()?),
+            G1Query::L => k.l.msm_g1_device(z, inputs, z.len() - inputs, self.split(z.len() - inputs)?),
             G1Query::A => {
                 let picked = m.select(Selection::A, z)?;
-                k.a.msm_g1_device(&picked, 0, picked.len(), self.split()?)
+                k.a.msm_g1_device(&picked, 0, picked.len(), self.split(picked.len())?)
             }
             G1Query::BG1 => {
                 let picked = m.select(Selection::B, z)?;
-                k.b_g1.msm_g1_device(&picked, 0, picked.len(), self.split()?)
+                k.b_g1.msm_g1_device(&picked, 0, picked.len(), self.split(picked.len())?)
             }
         });
         match on_device {
@@ -245,7 +245,7 @@ impl Backend for GpuProver {
         let k = &self.key;
         let on_device = self.over_kept_witness(scalars, |m, z, _| {
             let picked = m.select(Selection::B, z)?;
-            k.b_g2.msm_g2_device(&picked, 0, picked.len(), self.split()?)
+            k.b_g2.msm_g2_device(&picked, 0, picked.len(), self.split(picked.len())?)
         });
         match on_device {
             Some(msm) => {

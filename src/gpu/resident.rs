@@ -60,6 +60,19 @@ pub struct MsmHow {
 impl MsmHow {
     /// Pippenger over every scalar (dense scalars, such as H's).
     pub const PLAIN: Self = Self { mode: SplitMode::Never, room: 0 };
+
+    /// Fewer scalars than this run plain: counting and gathering them costs
+    /// about what a split saves (the gpu bench's witness-like rows).
+    pub const MIN_AUTO_SPLIT: usize = 1 << 23;
+
+    /// How an MSM of `n` witness scalars runs by default: split where it
+    /// pays, within the room `room` gives (asked only for large MSMs).
+    pub fn auto(n: usize, room: impl FnOnce() -> Result<usize>) -> Result<Self> {
+        if n < Self::MIN_AUTO_SPLIT {
+            return Ok(Self::PLAIN);
+        }
+        Ok(Self { mode: SplitMode::Auto, room: room()? })
+    }
 }
 
 impl Query {
@@ -317,5 +330,14 @@ mod tests {
         assert_eq!(room_within(80 * gib, Some(60 << 30), 50 * gib), 10 * gib, "the budget less the keys kept");
         assert_eq!(room_within(5 * gib, Some(60 << 30), 50 * gib), 5 * gib, "never more than is free");
         assert_eq!(room_within(80 * gib, Some(40 << 30), 50 * gib), 0, "keys above the budget leave nothing");
+    }
+
+    #[test]
+    fn small_msms_run_plain_and_large_ones_split_within_the_room_asked() {
+        let small = MsmHow::auto(MsmHow::MIN_AUTO_SPLIT - 1, || panic!("room asked for a small MSM")).unwrap();
+        assert_eq!(small.mode, SplitMode::Never);
+        let large = MsmHow::auto(MsmHow::MIN_AUTO_SPLIT, || Ok(123)).unwrap();
+        assert_eq!((large.mode, large.room), (SplitMode::Auto, 123));
+        assert!(MsmHow::auto(1 << 30, || anyhow::bail!("no device")).is_err());
     }
 }
