@@ -14,3 +14,4 @@ pub mod snap;
 pub mod snap_circuit;
 mod shape;
 mod tree_d;
+mod vanilla_check;

@@ -6,18 +6,18 @@ use std::any::Any;
 
 use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
-use filecoin_proofs::{as_safe_commitment, parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher};
+use filecoin_proofs::{parameters::setup_params, DefaultPieceDomain, DefaultPieceHasher};
 use filecoin_proofs_api::{
     seal::{SealCommitPhase1Output, SealCommitPhase2Output, VanillaSealProof},
     ApiFeature, RegisteredAggregationProof, RegisteredSealProof, SectorId,
 };
-use filecoin_hashers::{Domain, Hasher};
+use filecoin_hashers::Hasher;
 use storage_proofs_core::{compound_proof, compound_proof::CompoundProof, merkle::MerkleTreeTrait};
 use storage_proofs_porep::stacked::{self, StackedCompound, StackedDrg};
 
 use super::porep_circuit::PorepCircuit;
 use super::shape::with_shape;
-use super::{keys::KeyOf, prove::prove_works};
+use super::{keys::KeyOf, prove::prove_works, vanilla_check};
 use crate::{
     circuit::Pieces,
     engine::{synthesis_of, ProofKind},
@@ -205,13 +205,18 @@ fn build_with<Tree: 'static + MerkleTreeTrait, C>(
         partitions
     );
     ensure!(vanilla.iter().all(|p| !p.is_empty()), "C1 output has a partition without vanilla proofs");
+    for (k, partition) in vanilla.iter().enumerate() {
+        for (c, proof) in partition.iter().enumerate() {
+            vanilla_check::porep_challenge(proof, || format!("C1 output: partition {k}'s challenge {c}"))?;
+        }
+    }
 
-    let replica_id: Fr = replica_id.into();
+    vanilla_check::field_values([replica_id], || "C1 output: replica_id".into())?;
     let public_inputs = stacked::PublicInputs {
-        replica_id: replica_id.into(),
+        replica_id: Fr::from(replica_id).into(),
         tau: Some(stacked::Tau {
-            comm_d: DefaultPieceDomain::try_from_bytes(&comm_d).context("comm_d")?,
-            comm_r: as_safe_commitment(&comm_r, "comm_r")?,
+            comm_d: vanilla_check::public_value::<DefaultPieceDomain>(&comm_d, "comm_d")?,
+            comm_r: vanilla_check::public_value(&comm_r, "comm_r")?,
         }),
         k: None,
         seed: Some(seed),

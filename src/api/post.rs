@@ -8,7 +8,7 @@ use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use filecoin_hashers::{HashFunction, Hasher};
 use filecoin_proofs::{
-    as_safe_commitment, partition_vanilla_proofs,
+    partition_vanilla_proofs,
     parameters::{window_post_setup_params, winning_post_setup_params},
     single_partition_vanilla_proofs, FallbackPoStSectorProof, PoStConfig, PoStType, PrivateReplicaInfo,
 };
@@ -17,7 +17,7 @@ use storage_proofs_core::{compound_proof::CompoundProof, error::Error as Storage
 use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, FallbackPoStCompound, PrivateSector, PublicSector};
 use rayon::prelude::*;
 
-use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape};
+use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape, vanilla_check};
 use crate::{engine::ProofKind, groth16::PROOF_BYTES};
 
 /// Which proof of a PoSt type to build.
@@ -192,6 +192,18 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
     Ok(out)
 }
 
+/// Checks a sector's vanilla proof where stock would panic (`vanilla_check`).
+fn check_vanilla<Tree: MerkleTreeTrait>(proof: &FallbackPoStSectorProof<Tree>) -> Result<()> {
+    vanilla_check::field_values([proof.comm_r], || "comm_r".into())?;
+    for (s, sector) in proof.vanilla_proof.sectors.iter().enumerate() {
+        vanilla_check::field_values([sector.comm_c, sector.comm_r_last], || format!("sector {s}'s comm_c or comm_r_last"))?;
+        for (c, inclusion) in sector.inclusion_proofs.iter().enumerate() {
+            vanilla_check::merkle_proof(inclusion, || format!("sector {s}'s inclusion proof {c}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// The circuits of the partitions a PoSt proves, with the public inputs the
 /// verifier derives for each.
 pub struct PostCircuits<Tree: 'static + MerkleTreeTrait> {
@@ -224,8 +236,10 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
         .iter()
         .enumerate()
         .map(|(i, bytes)| {
-            bincode::deserialize::<FallbackPoStSectorProof<Tree>>(bytes)
-                .map_err(|e| anyhow!("vanilla proof {i} is not a {rp:?} vanilla proof: {e}"))
+            let proof = bincode::deserialize::<FallbackPoStSectorProof<Tree>>(bytes)
+                .map_err(|e| anyhow!("vanilla proof {i} is not a {rp:?} vanilla proof: {e}"))?;
+            check_vanilla(&proof).map_err(|e| anyhow!("vanilla proof {i}: {e}"))?;
+            Ok(proof)
         })
         .collect::<Result<Vec<_>>>()?;
     let partitions = match config.typ {
@@ -242,8 +256,8 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait>(
     };
     let vanilla_params = circuit_params::<Tree>(&config)?;
     let pub_inputs = fallback::PublicInputs {
-        randomness: as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&randomness, "randomness")?,
-        prover_id: as_safe_commitment::<<Tree::Hasher as Hasher>::Domain, _>(&prover_id, "prover_id")?,
+        randomness: vanilla_check::public_value(&randomness, "randomness")?,
+        prover_id: vanilla_check::public_value(&prover_id, "prover_id")?,
         sectors: sector_proofs.iter().map(|p| PublicSector { id: p.sector_id, comm_r: p.comm_r }).collect(),
         k: match scope {
             Scope::All => None,

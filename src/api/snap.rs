@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, ensure, Context, Result};
 use blstrs::Scalar as Fr;
-use filecoin_hashers::Domain;
 use filecoin_proofs::{DefaultPieceDomain, SectorUpdateConfig};
 use filecoin_proofs_api::{update as stock, RegisteredUpdateProof};
 use storage_proofs_core::{
@@ -20,7 +19,7 @@ use storage_proofs_update::{
     SetupParams,
 };
 
-use super::{keys::KeyOf, prove::prove_works, shape::with_shape, snap_circuit::{UpdateCircuit, CHALLENGE_NAMESPACE}};
+use super::{keys::KeyOf, prove::prove_works, shape::with_shape, vanilla_check, snap_circuit::{UpdateCircuit, CHALLENGE_NAMESPACE}};
 use crate::{
     circuit::{segment_pieces, synthesize_pieces, Joinable, PartitionCircuit},
     engine::{synthesis_of, ProofKind},
@@ -172,10 +171,6 @@ fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     Ok(out)
 }
 
-fn domain<D: Domain>(bytes: &[u8; 32], what: &str) -> Result<D> {
-    ensure!(bytes != &[0; 32], "invalid all-zero commitment {what}");
-    D::try_from_bytes(bytes).map_err(|e| anyhow!("{what} is not a field element: {e}"))
-}
 
 /// The vanilla public parameters the circuits of `config`'s updates take.
 pub(super) fn circuit_params<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
@@ -187,6 +182,19 @@ pub(super) fn circuit_params<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHashe
         priority: false,
     })?;
     Ok(pub_params.vanilla_params)
+}
+
+/// Checks a partition's vanilla proof where stock would panic (`vanilla_check`).
+fn check_vanilla<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(proof: &PartitionProof<Tree>) -> Result<()> {
+    vanilla_check::field_values([proof.comm_c], || "comm_c".into())?;
+    vanilla_check::field_values(proof.apex_leafs.iter().copied(), || "apex_leafs".into())?;
+    for (c, challenge) in proof.challenge_proofs.iter().enumerate() {
+        let what = |tree: &'static str| move || format!("challenge {c}'s {tree} proof");
+        vanilla_check::merkle_proof(&challenge.proof_r_old, what("proof_r_old"))?;
+        vanilla_check::merkle_proof(&challenge.proof_d_new, what("proof_d_new"))?;
+        vanilla_check::merkle_proof(&challenge.proof_r_new, what("proof_r_new"))?;
+    }
+    Ok(())
 }
 
 /// Checks the vanilla proofs against `rp` and builds the circuit of each partition.
@@ -205,9 +213,9 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
     );
     let pub_inputs = PublicInputs {
         k: partitions,
-        comm_r_old: domain(&comms.comm_r_old, "comm_r_old")?,
-        comm_d_new: domain::<DefaultPieceDomain>(&comms.comm_d_new, "comm_d_new")?,
-        comm_r_new: domain(&comms.comm_r_new, "comm_r_new")?,
+        comm_r_old: vanilla_check::public_value(&comms.comm_r_old, "comm_r_old")?,
+        comm_d_new: vanilla_check::public_value::<DefaultPieceDomain>(&comms.comm_d_new, "comm_d_new")?,
+        comm_r_new: vanilla_check::public_value(&comms.comm_r_new, "comm_r_new")?,
         h: config.h,
     };
     let vp = &circuit_params::<Tree>(&config)?;
@@ -219,6 +227,7 @@ pub fn partition_circuits<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>
     for (k, bytes) in vanilla.iter().enumerate() {
         let proof: PartitionProof<Tree> = bincode::deserialize(bytes)
             .map_err(|e| anyhow!("vanilla proof {k} is not a {rp:?} partition proof: {e}"))?;
+        check_vanilla(&proof).map_err(|e| anyhow!("vanilla proof {k}: {e}"))?;
         // Checked before synthesis: a proof of another sector or size would only
         // show up as a proof that does not verify.
         let valid = EmptySectorUpdate::<Tree>::verify(vp, &PublicInputs { k, ..pub_inputs }, &proof)
