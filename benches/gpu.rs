@@ -136,8 +136,8 @@ fn main() -> Result<()> {
     let mix: Vec<u32> = mix.split(',').map(|v| v.trim().parse()).collect::<Result<_, _>>().context("CUZK_BENCH_MIX")?;
     let mix: [u32; 3] = mix.try_into().ok().filter(|m: &[u32; 3]| m.iter().sum::<u32>() <= 1000).context("CUZK_BENCH_MIX: three per mille figures")?;
     let limits = Limits { runs, cpu_max, mix };
-    let g1_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
-    let g2_logs: Vec<u32> = [20, 22, 24].into_iter().filter(|&l| l <= max_log).collect();
+    let g1_logs: Vec<u32> = [20, 22, 24, 26, 27].into_iter().filter(|&l| l <= max_log).collect();
+    let g2_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
     results.extend(msm_rows(
         "msm_g1",
         &g1_logs,
