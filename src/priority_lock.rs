@@ -1,7 +1,7 @@
 //! A lock whose waiters are served most urgent first. A GPU is held through
-//! it one proof step at a time (H, one MSM), so a Winning PoSt waiting for
-//! the device takes it at the next step boundary of a running C2 proof
-//! instead of after the whole proof.
+//! it one proof step at a time (H's transforms, H's MSM, each other MSM), so
+//! a Winning PoSt waiting for the device takes it at the next step boundary
+//! of a running C2 proof instead of after the whole proof.
 
 use std::{
     collections::BTreeSet,

@@ -105,6 +105,15 @@ impl GpuProver {
         self.device.lock.lock(self.rank)
     }
 
+    /// The device for the step after `done`, released first so that a
+    /// proof of higher priority waiting for the device (a Winning PoSt
+    /// behind a C2 partition) goes in between: a step is as long as such a
+    /// proof may wait.
+    fn next_step(&self, done: PriorityGuard<'static>) -> PriorityGuard<'static> {
+        drop(done);
+        self.step()
+    }
+
     /// How an MSM over a witness's scalars runs (the caller holds a step):
     /// split by scalar where that pays, in the device memory the budget
     /// leaves.
@@ -167,6 +176,7 @@ impl Backend for GpuProver {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
+        let _msm_step = self.next_step(step);
         let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
@@ -194,6 +204,7 @@ impl Backend for GpuProver {
         *self.kept_witness() = Some(z);
         let on_device = start.elapsed().as_secs_f64();
         let (copies, abc) = (upload + h.copy_seconds(), h.abc_seconds());
+        let _msm_step = self.next_step(step);
         let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         let ntt = on_device - copies - abc;
