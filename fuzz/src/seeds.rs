@@ -49,9 +49,13 @@ pub fn write(out: &Path, work: &Path) -> Result<()> {
     seed("snap_vanilla", "updated-2kib", &join(&[&comms.comm_r_old, &comms.comm_r_new, &comms.comm_d_new], &vanilla))?;
 
     let cs = synthesize(MulChain { start: 3u64.into(), links: 20 })?;
-    let mut key = Vec::new();
-    synthetic_srs::key_for(&cs, 1).to_bellperson().write(&mut key)?;
-    seed("params", "mul-chain-20", &key)?;
+    let key = synthetic_srs::key_for(&cs, 1);
+    let mut bytes = Vec::new();
+    key.to_bellperson().write(&mut bytes)?;
+    seed("params", "mul-chain-20", &bytes)?;
+    let mut bytes = Vec::new();
+    key.vk.write(&mut bytes)?;
+    seed("vk", "mul-chain-20", &bytes)?;
 
     seed("config", "sizes", br#"{"host_memory_budget":"64GiB","gpu_memory_budget":"all","synthesis_threads":3}"#)?;
     seed("config", "modes", br#"{"synthesis":"full","gpu_fallback":"error","prover_workers":2,"gpus":null}"#)?;

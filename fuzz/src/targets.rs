@@ -6,6 +6,8 @@
 use std::sync::{Once, OnceLock};
 
 use anyhow::{ensure, Result};
+use bellperson::groth16::{prepare_verifying_key, VerifyingKey};
+use blstrs::Bls12;
 use cuzk::{
     api::{
         params, porep,
@@ -92,6 +94,14 @@ pub fn params(data: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A `.vk` file's bytes, as the stock verifier reads them from the
+/// parameter cache (bellperson's reader), then prepared for pairings.
+pub fn vk(data: &[u8]) -> Result<()> {
+    let vk = VerifyingKey::<Bls12>::read(data)?;
+    prepare_verifying_key(&vk);
+    Ok(())
+}
+
 /// `cuzk_config_set`'s JSON, merged into the default configuration.
 pub fn config(data: &[u8]) -> Result<()> {
     static BASE: OnceLock<Config> = OnceLock::new();
@@ -107,11 +117,12 @@ pub fn config(data: &[u8]) -> Result<()> {
 pub type Target = fn(&[u8]) -> Result<()>;
 
 /// Every target by name (the name of its seed and regression folders).
-pub const ALL: [(&str, Target); 6] = [
+pub const ALL: [(&str, Target); 7] = [
     ("c1_output", c1_output),
     ("post_vanilla", post_vanilla),
     ("snap_vanilla", snap_vanilla),
     ("verify_seal", verify_seal),
     ("params", params),
+    ("vk", vk),
     ("config", config),
 ];
