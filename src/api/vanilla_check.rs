@@ -66,7 +66,7 @@ pub(super) fn merkle_proof<P: MerkleProofTrait>(proof: &P, what: impl Fn() -> St
 fn level_arities(levels: usize, base: usize, sub: usize, top: usize) -> Vec<usize> {
     let upper: Vec<usize> = [sub, top].into_iter().filter(|&a| a != 0).collect();
     let Some(base_levels) = levels.checked_sub(upper.len()) else { return Vec::new() };
-    std::iter::repeat(base).take(base_levels).chain(upper).collect()
+    std::iter::repeat_n(base, base_levels).chain(upper).collect()
 }
 
 /// Errs naming `what` where one challenge's PoRep vanilla proof holds a
