@@ -1,5 +1,5 @@
 //! A soak of the engine's asynchronous C API (tests/c/soak.c, under ASAN and
-//! UBSan): 150 mixed jobs on a real 2 KiB sector (C2, Winning and
+//! UBSan): 100 mixed jobs on a real 2 KiB sector (C2, Winning and
 //! Window PoSt, SnapDeals; valid inputs and garbage) from many threads at
 //! random priorities, cancelled, released or waited for at random, while
 //! the engine is reconfigured. Every job must be accounted for, every valid
@@ -57,7 +57,7 @@ fn fixture() -> PathBuf {
 
 #[test]
 fn the_async_api_survives_a_soak_of_mixed_jobs_under_asan() {
-    let jobs = std::env::var("CUZK_SOAK_JOBS").unwrap_or_else(|_| "150".into());
+    let jobs = std::env::var("CUZK_SOAK_JOBS").unwrap_or_else(|_| "100".into());
     let threads = std::env::var("CUZK_SOAK_THREADS").unwrap_or_else(|_| "8".into());
     let fixture = fixture();
     let work = std::env::temp_dir().join(format!("cuzk-c-soak-{}", std::process::id()));
