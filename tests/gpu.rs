@@ -23,8 +23,7 @@ use cuzk::{
 use ff::Field;
 use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::{
-    post as stock_post, update as stock_update, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof,
-    RegisteredUpdateProof, SectorId,
+    update as stock_update, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof,
 };
 use group::{prime::PrimeCurveAffine, Group};
 use rand::SeedableRng;
@@ -367,11 +366,8 @@ fn proofs_equal_cpu_bytes_on_the_2kib_post_and_snapdeals_circuits() {
 
     let mut randomness = [5u8; 32];
     randomness[31] &= 0x3f;
-    let sid = SectorId::from(sector.sector_id);
     for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
-        let challenges = stock_post::generate_fallback_sector_challenges(rp, &randomness, &[sid], sector.prover_id).unwrap();
-        let replica = PrivateReplicaInfo::new(rp, sector.comm_r, dir.0.join("cache"), dir.0.join("sealed"));
-        let vanilla = stock_post::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid]).unwrap();
+        let vanilla = sector.post_vanilla_proof(rp, randomness, &dir.0).unwrap();
         let parts =
             post::partition_circuits::<SectorShape2KiB>(rp, randomness, sector.prover_id, &[vanilla], post::Scope::All)
                 .unwrap();

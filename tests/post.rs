@@ -12,7 +12,7 @@ use cuzk::{
 };
 use filecoin_proofs::{PoStType, SectorShape2KiB};
 use filecoin_proofs_api::{
-    post as stock, PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
+    post as stock, PublicReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId,
 };
 
 struct Fixture {
@@ -35,11 +35,7 @@ fn fixture(seed: u64) -> Fixture {
 
 impl Fixture {
     fn vanilla(&self, rp: RegisteredPoStProof) -> Vec<u8> {
-        let sid = SectorId::from(self.sector.sector_id);
-        let challenges =
-            stock::generate_fallback_sector_challenges(rp, &self.randomness, &[sid], self.sector.prover_id).unwrap();
-        let replica = PrivateReplicaInfo::new(rp, self.sector.comm_r, self.dir.join("cache"), self.dir.join("sealed"));
-        stock::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid]).unwrap()
+        self.sector.post_vanilla_proof(rp, self.randomness, &self.dir).unwrap()
     }
 
     fn replicas(&self, rp: RegisteredPoStProof) -> BTreeMap<SectorId, PublicReplicaInfo> {

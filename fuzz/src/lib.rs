@@ -1,4 +1,4 @@
-//! cuzk's fuzz targets (`targets`, one binary each in fuzz_targets/, run by
+//! cuzk's fuzz targets (`targets`, run by the `cuzk-fuzz` binary through
 //! scripts/fuzz.sh) and how one input is cut into the arguments of a call
 //! (fixed-size fields, then a list of byte strings), with the same cut in
 //! reverse for the seeds, so that both always agree.

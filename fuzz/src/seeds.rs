@@ -10,7 +10,7 @@ use cuzk::{
     circuit::{synthesize, MulChain},
     groth16::synthetic_srs,
 };
-use filecoin_proofs_api::{post as stock, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 
 use crate::join;
 
@@ -35,11 +35,8 @@ pub fn write(out: &Path, work: &Path) -> Result<()> {
         r[31] &= 0x3f;
         r
     };
-    let sid = SectorId::from(sector.sector_id);
     for (kind, rp) in [(0u8, RegisteredPoStProof::StackedDrgWinning2KiBV1), (1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2)] {
-        let challenges = stock::generate_fallback_sector_challenges(rp, &randomness, &[sid], sector.prover_id)?;
-        let replica = PrivateReplicaInfo::new(rp, sector.comm_r, work.join("cache"), work.join("sealed"));
-        let vanilla = stock::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid])?;
+        let vanilla = sector.post_vanilla_proof(rp, randomness, work)?;
         seed("post_vanilla", &format!("{rp:?}"), &join(&[&[kind], &randomness, &sector.prover_id], &[vanilla]))?;
     }
 

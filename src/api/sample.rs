@@ -10,8 +10,10 @@ use std::{
 
 use anyhow::{Context, Result};
 use filecoin_proofs_api::{
+    post,
     seal::{self, SealCommitPhase1Output},
-    update, PieceInfo, RegisteredSealProof, RegisteredUpdateProof, SectorId, UnpaddedBytesAmount,
+    update, PieceInfo, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof, SectorId,
+    UnpaddedBytesAmount,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,6 +33,18 @@ pub struct SealedSector {
     pub c1_json: Vec<u8>,
     /// Wall time of each stock stage, in order.
     pub stages: Vec<(&'static str, Duration)>,
+}
+
+impl SealedSector {
+    /// Stock's PoSt vanilla proof of this sector for `rp` and `randomness`
+    /// (challenges as `generate_fallback_sector_challenges`), from the files
+    /// `seal_sector` wrote in `dir`.
+    pub fn post_vanilla_proof(&self, rp: RegisteredPoStProof, randomness: [u8; 32], dir: &Path) -> Result<Vec<u8>> {
+        let sid = SectorId::from(self.sector_id);
+        let challenges = post::generate_fallback_sector_challenges(rp, &randomness, &[sid], self.prover_id)?;
+        let replica = PrivateReplicaInfo::new(rp, self.comm_r, dir.join("cache"), dir.join("sealed"));
+        post::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid])
+    }
 }
 
 /// Seals one sector of `registered_proof` filled with seeded random data under
