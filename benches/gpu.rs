@@ -1,8 +1,8 @@
 //! The CUDA backend on its own and against cuzk's CPU path, on the same inputs:
-//! MSM G1 (2^20..2^26) and G2 (2^20..2^24) over device-resident points (random
+//! MSM G1 (2^20..2^27) and G2 (2^20..2^26) over device-resident points (random
 //! scalars, and witness-like ones with Pippenger over all against the split
-//! by scalar), the H
-//! polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
+//! by scalar), H's MSM at the largest G1 size whole and in a proof's pieces,
+//! the H polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
 //! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
 //! circuits. Prints one JSON object. Needs a CUDA device.
 //!
@@ -18,7 +18,7 @@ use anyhow::{ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk::{
     circuit::{synthesize, MulChain},
-    gpu::{self, DevicePoints, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
+    gpu::{self, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs},
 };
 use ff::Field;
@@ -72,16 +72,15 @@ fn msm_rows<A, P: PartialEq>(
     kind: &str,
     logs: &[u32],
     limits: Limits,
-    points_of: impl Fn(usize) -> Vec<A>,
+    points: &[A],
     upload: impl Fn(&[A]) -> Result<DevicePoints>,
     on_gpu: impl Fn(&DevicePoints, &[Fr], MsmHow) -> Result<(P, MsmSplit)>,
     on_cpu: impl Fn(&[A], &[Fr]) -> P,
 ) -> Result<Vec<Value>> {
     let Some(&top) = logs.last() else { return Ok(Vec::new()) };
-    let points = points_of(1 << top);
     let (random, witness) = (scalars(1 << top, 2), synthetic_srs::scalars_of_kinds(1 << top, 4, limits.mix));
     let t = Instant::now();
-    let on_device = upload(&points)?;
+    let on_device = upload(&points[..1 << top])?;
     eprintln!("{kind}: uploaded 2^{top} points in {:?}", t.elapsed());
     let room = gpu::devices().first().context("no usable CUDA device")?.free_bytes()?;
     let (plain, split) = (MsmHow::PLAIN, MsmHow { mode: SplitMode::Auto, room });
@@ -111,6 +110,25 @@ fn msm_rows<A, P: PartialEq>(
     Ok(rows)
 }
 
+/// H's MSM (dense scalars on the device) over all of `points` at once
+/// against the pieces a proof runs it in, so that a more urgent proof can go
+/// between them: what the pieces cost.
+fn h_msm_in_pieces(device: &'static gpu::Device, points: &[blstrs::G1Affine], runs: usize) -> Result<Value> {
+    let n = points.len();
+    let on_device = DevicePoints::upload_g1(device, points)?;
+    let scalars = DeviceScalars::upload(device, &scalars(n, 8))?;
+    let (whole_s, whole) = time(runs, || on_device.msm_g1_in_pieces(&scalars, n, n))?;
+    let mut r = row("msm_g1_h_in_pieces", n.trailing_zeros(), whole_s, None);
+    for log in [25u32, 26] {
+        let (pieces_s, sum) = time(runs, || on_device.msm_g1_in_pieces(&scalars, n, 1 << log))?;
+        ensure!(sum == whole, "H MSM 2^{}: pieces of 2^{log} differ from the whole", n.trailing_zeros());
+        eprintln!("H MSM in pieces of 2^{log}: {pieces_s:.4} s against {whole_s:.4} s whole");
+        r[format!("pieces_2^{log}_median_s")] = json!(pieces_s);
+        r[format!("pieces_2^{log}_vs_whole")] = json!(pieces_s / whole_s);
+    }
+    Ok(r)
+}
+
 fn row(kind: &str, log: u32, gpu_s: f64, cpu_s: Option<f64>) -> Value {
     eprintln!("{kind} 2^{log}: gpu {gpu_s:.4} s, cpu {cpu_s:?}");
     json!({
@@ -138,20 +156,16 @@ fn main() -> Result<()> {
     let limits = Limits { runs, cpu_max, mix };
     let g1_logs: Vec<u32> = [20, 22, 24, 26, 27].into_iter().filter(|&l| l <= max_log).collect();
     let g2_logs: Vec<u32> = [20, 22, 24, 26].into_iter().filter(|&l| l <= max_log).collect();
-    results.extend(msm_rows(
-        "msm_g1",
-        &g1_logs,
-        limits,
-        |n| synthetic_srs::g1s(n, &mut ChaCha8Rng::seed_from_u64(1)),
-        |p| DevicePoints::upload_g1(device, p),
-        DevicePoints::msm_g1_with,
-        msm::msm_g1,
-    )?);
+    if let Some(&top) = g1_logs.last() {
+        let points = synthetic_srs::g1s(1 << top, &mut ChaCha8Rng::seed_from_u64(1));
+        results.extend(msm_rows("msm_g1", &g1_logs, limits, &points, |p| DevicePoints::upload_g1(device, p), DevicePoints::msm_g1_with, msm::msm_g1)?);
+        results.push(h_msm_in_pieces(device, &points, runs)?);
+    }
     results.extend(msm_rows(
         "msm_g2",
         &g2_logs,
         limits,
-        |n| synthetic_srs::g2s(n, &mut ChaCha8Rng::seed_from_u64(3)),
+        &synthetic_srs::g2s(1 << g2_logs.last().copied().unwrap_or(0), &mut ChaCha8Rng::seed_from_u64(3)),
         |p| DevicePoints::upload_g2(device, p),
         DevicePoints::msm_g2_with,
         msm::msm_g2,

@@ -32,6 +32,20 @@ extern "C" RustError cuzk_gpu_h_to_host(int device, const fr_t* d_h, size_t n, f
     });
 }
 
+// n scalars from the host into new device memory *d_out (free it with
+// cuzk_gpu_free).
+extern "C" RustError cuzk_gpu_scalars_new(int device, const fr_t* host, size_t n, fr_t** d_out)
+{
+    *d_out = nullptr;
+    return guarded("copying scalars to the device", [&] {
+        const gpu_t& gpu = select_gpu(device);
+        device_array_t<fr_t> d;
+        d.upload(gpu, host, n);
+        gpu.sync();
+        *d_out = std::exchange(d.ptr, nullptr);
+    });
+}
+
 extern "C" void cuzk_gpu_free(int device, void* d_ptr)
 {
     (void)guarded("freeing device memory", [&] {

@@ -37,29 +37,48 @@ extern "C" RustError cuzk_gpu_r1cs_evaluate(const device_r1cs_t* r1cs, const fr_
     });
 }
 
-// H of the witness (inputs, aux), a, b and c evaluated on the device from the
-// matrices and never copied; as cuzk_gpu_h_on_device otherwise. The witness
-// stays on the device for the proof's MSMs: *d_z (num_z scalars; free both
-// it and *d_h with cuzk_gpu_free). *copy_ms is the witness's upload (and the
-// one-vector plan's trips), *abc_ms the evaluations' time.
-extern "C" RustError cuzk_gpu_h_of_witness(const device_r1cs_t* r1cs, const fr_t* inputs,
-                                           size_t num_inputs, const fr_t* aux, size_t num_aux,
-                                           uint32_t lg_n, const fr_t* z_inv, fr_t* scratch,
-                                           fr_t** d_h, fr_t** d_z, float* copy_ms, float* abc_ms)
+// Device memory for a witness of the matrices' shape, at *d_z (num_z
+// scalars; free it with cuzk_gpu_free). Taken under the device's lock like
+// every step's memory; filled by cuzk_gpu_r1cs_upload_witness outside it.
+extern "C" RustError cuzk_gpu_r1cs_witness_new(const device_r1cs_t* r1cs, fr_t** d_z)
 {
-    *d_h = *d_z = nullptr;
+    *d_z = nullptr;
+    return guarded("allocating a witness on the device", [&] {
+        r1cs->gpu.select();
+        device_array_t<fr_t> z(r1cs->num_z);
+        *d_z = std::exchange(z.ptr, nullptr);
+    });
+}
+
+// The witness (inputs, aux) copied into d_z, on a stream of its own: the
+// caller need not hold the device, whose steps go on meanwhile.
+extern "C" RustError cuzk_gpu_r1cs_upload_witness(const device_r1cs_t* r1cs, const fr_t* inputs,
+                                                  size_t num_inputs, const fr_t* aux,
+                                                  size_t num_aux, fr_t* d_z)
+{
+    return guarded("uploading a witness", [&] {
+        r1cs->upload_witness(d_z, inputs, num_inputs, aux, num_aux);
+    });
+}
+
+// H of the witness d_z (uploaded by cuzk_gpu_r1cs_upload_witness), a, b and
+// c evaluated on the device from the matrices and never copied; as
+// cuzk_gpu_h_on_device otherwise. *copy_ms is the one-vector plan's trips,
+// *abc_ms the evaluations' time.
+extern "C" RustError cuzk_gpu_h_of_witness(const device_r1cs_t* r1cs, const fr_t* d_z,
+                                           uint32_t lg_n, const fr_t* z_inv, fr_t* scratch,
+                                           fr_t** d_h, float* copy_ms, float* abc_ms)
+{
+    *d_h = nullptr;
     *copy_ms = *abc_ms = 0;
     return guarded("H polynomial of a witness (NTT)", [&] {
         const gpu_t& gpu = r1cs->gpu;
         gpu.select();
-        device_array_t<fr_t> z(r1cs->num_z);
-        interval_timer_t copies;
-        copies.time(gpu, [&] { r1cs->upload_witness(z.ptr, inputs, num_inputs, aux, num_aux); });
-        witness_abc_t abc{*r1cs, z.ptr, r1cs->rows, {}};
-        *d_h = h_polynomial(gpu, abc, copies, lg_n, z_inv, scratch);
-        *copy_ms = copies.total_ms();
+        interval_timer_t trips;
+        witness_abc_t abc{*r1cs, d_z, r1cs->rows, {}};
+        *d_h = h_polynomial(gpu, abc, trips, lg_n, z_inv, scratch);
+        *copy_ms = trips.total_ms();
         *abc_ms = abc.evaluations.total_ms();
-        *d_z = std::exchange(z.ptr, nullptr);
     });
 }
 

@@ -92,14 +92,19 @@ public:
     // matrices' device.
     ~device_r1cs_t() { gpu.select(); }
 
-    // The witness (inputs, aux) copied into d_z (num_z scalars on the device).
+    // The witness (inputs, aux) copied into d_z (num_z scalars on the
+    // device) on a stream of its own, done when this returns: it needs no
+    // kernel, so it runs while another proof's step has the device.
     void upload_witness(fr_t* d_z, const fr_t* inputs, size_t num_inputs, const fr_t* aux,
                         size_t num_aux) const
     {
         if (num_inputs + num_aux != num_z)
             throw cuda_error(cudaErrorInvalidValue, "the witness does not fit the matrices");
-        htod_staged(gpu, d_z, inputs, num_inputs * sizeof(fr_t));
-        htod_staged(gpu, d_z + num_inputs, aux, num_aux * sizeof(fr_t));
+        gpu.select();
+        stream_t copies(gpu.id());
+        htod_staged(gpu.id(), copies, d_z, inputs, num_inputs * sizeof(fr_t));
+        htod_staged(gpu.id(), copies, d_z + num_inputs, aux, num_aux * sizeof(fr_t));
+        copies.sync();
     }
 
     // Enqueues out[0..rows) = matrix m (0: A, 1: B, 2: C) times d_z.

@@ -44,13 +44,13 @@ class srs_query_t {
     static dev_ptr_t<affine_t> on_device(affine_h* points)
     {   return dev_ptr_t<affine_t>{reinterpret_cast<affine_t*>(points)};   }
 
-    // Pippenger over the first n points, resident or streamed.
+    // Pippenger over points from..from + n, resident or streamed.
     template<class scalar_ptr_t>
-    RustError pippenger(point_t& out, scalar_ptr_t scalars, size_t n)
+    RustError pippenger(point_t& out, size_t from, scalar_ptr_t scalars, size_t n)
     {
         if (host_points)
-            return engine.invoke(out, host_points, n, scalars, true);
-        return engine.invoke(out, on_device(d_points.ptr), n, scalars, true);
+            return engine.invoke(out, host_points + from, n, scalars, true);
+        return engine.invoke(out, on_device(d_points.ptr + from), n, scalars, true);
     }
 
     // Device bytes of one term gathered for the Pippenger over the rest
@@ -63,14 +63,15 @@ class srs_query_t {
     int blocks() const { return gpu.sm_count() * 4; }
     static constexpr int threads = 256;
 
-    // The units' points summed with sppark's batch addition (one partial sum
-    // per warp, added up here).
-    void add_units(point_t& out, const uint32_t* d_units, const uint32_t* d_count)
+    // The units' points (indices into `points`, n of them) summed with
+    // sppark's batch addition (one partial sum per warp, added up here).
+    void add_units(point_t& out, const affine_h* points, size_t n, const uint32_t* d_units,
+                   const uint32_t* d_count)
     {
         std::vector<bucket_t> partial(gpu.sm_count() * BATCH_ADD_BLOCK_SIZE / WARP_SZ);
         device_array_t<bucket_h> d_partial(partial.size());
         batch_addition<bucket_t><<<gpu.sm_count(), BATCH_ADD_BLOCK_SIZE, 0, gpu[2]>>>(
-            d_partial.ptr, (const affine_h*)d_points.ptr, npoints, d_units, *d_count);
+            d_partial.ptr, points, n, d_units, *d_count);
         CUDA_OK(cudaGetLastError());
         gpu[2].DtoH(partial, d_partial.ptr);
         gpu[2].sync();
@@ -78,10 +79,11 @@ class srs_query_t {
         out.add(sum);
     }
 
-    // Pippenger over the points and scalars at `d_others`, in chunks that fit
-    // in `room` bytes with the gathered copies and sppark's digits.
-    RustError add_others(point_t& out, const scalar_t* d_scalars, const uint32_t* d_others,
-                         size_t m, size_t room)
+    // Pippenger over the terms (indices into `points` and `d_scalars`) at
+    // `d_others`, in chunks that fit in `room` bytes with the gathered copies
+    // and sppark's digits.
+    RustError add_others(point_t& out, const affine_h* points_from, const scalar_t* d_scalars,
+                         const uint32_t* d_others, size_t m, size_t room)
     {
         size_t chunk = std::min(m, std::max(room / gathered_term_bytes, min_chunk));
         device_array_t<affine_h> points(chunk);
@@ -89,7 +91,7 @@ class srs_query_t {
         for (size_t k = 0; k < m; k += chunk) {
             uint32_t len = (uint32_t)std::min(chunk, m - k);
             gather_msm_terms<<<blocks(), threads, 0, gpu[2]>>>(d_others + k, len,
-                (const affine_h*)d_points.ptr, (const scalar_words_t*)d_scalars, points.ptr,
+                points_from, (const scalar_words_t*)d_scalars, points.ptr,
                 (scalar_words_t*)scalars.ptr);
             CUDA_OK(cudaGetLastError());
             gpu[2].sync();
@@ -147,30 +149,31 @@ public:
             return RustError{cudaSuccess};
         }
         if (host_points || mode == SPLIT_NEVER)
-            return pippenger(out, scalars, n);
+            return pippenger(out, 0, scalars, n);
         gpu.select();
         device_array_t<scalar_t> d_scalars(n);
         gpu[2].HtoD(d_scalars.ptr, scalars, n);
         gpu[2].sync();
-        return mult_device(out, d_scalars.ptr, n, room > n * sizeof(scalar_t) ? room - n * sizeof(scalar_t) : 0, mode, did);
+        return mult_device(out, 0, d_scalars.ptr, n, room > n * sizeof(scalar_t) ? room - n * sizeof(scalar_t) : 0, mode, did);
     }
 
-    // As `mult`, with the scalars already in device memory. Unless `mode`
-    // says otherwise, the scalars are counted by kind first, and where enough
-    // of them are zero or units, the units' points are summed and Pippenger
-    // runs over the rest alone; `room` bounds the device memory that takes.
-    RustError mult_device(point_t& out, const scalar_t* d_scalars, size_t n, size_t room,
-                          split_mode_t mode, msm_split_t& did)
+    // sum(d_scalars[i] * points[from + i]) for i < n, the scalars already in
+    // device memory. Unless `mode` says otherwise, the scalars are counted by
+    // kind first, and where enough of them are zero or units, the units'
+    // points are summed and Pippenger runs over the rest alone; `room`
+    // bounds the device memory that takes.
+    RustError mult_device(point_t& out, size_t from, const scalar_t* d_scalars, size_t n,
+                          size_t room, split_mode_t mode, msm_split_t& did)
     {
         did = msm_split_t{0, 0, n, 0};
-        if (n > npoints)
+        if (from > npoints || n > npoints - from)
             return RustError{cudaErrorInvalidValue, "MSM: more scalars than points"};
         if (n == 0) {
             out.inf();
             return RustError{cudaSuccess};
         }
         if (host_points || mode == SPLIT_NEVER)
-            return pippenger(out, dev_ptr_t<scalar_t>{const_cast<scalar_t*>(d_scalars)}, n);
+            return pippenger(out, from, dev_ptr_t<scalar_t>{const_cast<scalar_t*>(d_scalars)}, n);
         if (n >= ((size_t)1 << 31))
             return RustError{cudaErrorInvalidValue, "MSM: 2^31 points or more do not split"};
         gpu.select();
@@ -190,7 +193,7 @@ public:
                     + std::min(did.other, min_chunk) * gathered_term_bytes;
         bool split = mode == SPLIT_ALWAYS || ((did.zero + did.unit) * 8 >= n && need <= room);
         if (!split)
-            return pippenger(out, dev_ptr_t<scalar_t>{const_cast<scalar_t*>(d_scalars)}, n);
+            return pippenger(out, from, dev_ptr_t<scalar_t>{const_cast<scalar_t*>(d_scalars)}, n);
         did.split = 1;
         device_array_t<uint32_t> d_units(did.unit), d_others(did.other);
         split_scalar_kinds<<<blocks(), threads, 0, gpu[2]>>>(words, (uint32_t)n, units, d_units.ptr,
@@ -198,10 +201,11 @@ public:
         CUDA_OK(cudaGetLastError());
         gpu[2].sync();
         out.inf();
+        const affine_h* points = d_points.ptr + from;
         if (did.unit != 0)
-            add_units(out, d_units.ptr, d_counts.ptr + 2);
+            add_units(out, points, npoints - from, d_units.ptr, d_counts.ptr + 2);
         if (did.other != 0)
-            return add_others(out, d_scalars, d_others.ptr, did.other, room);
+            return add_others(out, points, d_scalars, d_others.ptr, did.other, room);
         return RustError{cudaSuccess};
     }
 };
@@ -228,7 +232,7 @@ extern "C" RustError cuzk_gpu_##group##_msm(query_t* query, const fr_t* scalars,
     });                                                                         \
     return caught.code != cudaSuccess ? caught : err;                           \
 }                                                                               \
-extern "C" RustError cuzk_gpu_##group##_msm_device(query_t* query,                \
+extern "C" RustError cuzk_gpu_##group##_msm_device(query_t* query, size_t from, \
                                                    const fr_t* d_scalars,       \
                                                    size_t n, size_t room,       \
                                                    int mode, msm_split_t* did,  \
@@ -236,8 +240,8 @@ extern "C" RustError cuzk_gpu_##group##_msm_device(query_t* query,              
 {                                                                               \
     RustError err{cudaSuccess};                                                 \
     RustError caught = guarded("MSM", [&] {                                     \
-        err = query->mult_device(*(query_t::point*)out, d_scalars, n, room,     \
-                                 (split_mode_t)mode, *did);                     \
+        err = query->mult_device(*(query_t::point*)out, from, d_scalars, n,     \
+                                 room, (split_mode_t)mode, *did);               \
     });                                                                         \
     return caught.code != cudaSuccess ? caught : err;                           \
 }                                                                               \

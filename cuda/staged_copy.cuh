@@ -30,16 +30,20 @@ static thread_pool_t& stage_pool()
 
 // Two pinned halves of STAGE_CHUNK bytes for one device, kept for the
 // process's life (freeing pinned memory at exit races the CUDA runtime's
-// own teardown), and an event per half marking its last copy.
+// own teardown), and an event per half marking its last copy. Copies take
+// the area one chunk at a time, so that two copies at once (a witness
+// uploaded outside the device's lock beside a step's own copies)
+// interleave instead of one waiting for the other's whole length.
 class staging_t {
     char* half[2] = {nullptr, nullptr};
     cudaEvent_t drained[2] = {nullptr, nullptr};
+    std::mutex busy;
+    size_t next = 0;
 
 public:
-    std::mutex busy;
     bool usable = false;
 
-    // On the device whose stream will copy (events belong to one device).
+    // On the device whose streams will copy (events belong to one device).
     staging_t()
     {
         usable = cudaHostAlloc((void**)&half[0], 2 * STAGE_CHUNK, cudaHostAllocPortable) == cudaSuccess
@@ -50,23 +54,22 @@ public:
             half[1] = half[0] + STAGE_CHUNK;
     }
 
-    // Enqueues the copy of `bytes` from `src` to `dst` on `stream`; returns
-    // once every byte is staged (the source may then change).
-    void copy(cudaStream_t stream, char* dst, const char* src, size_t bytes)
+    // Stages `len` <= STAGE_CHUNK bytes of `src` in the next half (once its
+    // last copy has left) and enqueues their copy to `dst` on `stream`.
+    void copy_chunk(cudaStream_t stream, char* dst, const char* src, size_t len)
     {
+        std::lock_guard<std::mutex> lock(busy);
+        const size_t k = next;
+        next ^= 1;
+        CUDA_OK(cudaEventSynchronize(drained[k]));
+        char* to = half[k];
         const size_t per = (STAGE_CHUNK + STAGE_THREADS - 1) / STAGE_THREADS;
-        size_t k = 0;
-        for (size_t off = 0; off < bytes; off += STAGE_CHUNK, k ^= 1) {
-            const size_t len = std::min(STAGE_CHUNK, bytes - off);
-            CUDA_OK(cudaEventSynchronize(drained[k]));
-            char* to = half[k];
-            stage_pool().par_map(STAGE_THREADS, [&](size_t i) {
-                if (i * per < len)
-                    memcpy(to + i * per, src + off + i * per, std::min(per, len - i * per));
-            });
-            CUDA_OK(cudaMemcpyAsync(dst + off, to, len, cudaMemcpyHostToDevice, stream));
-            CUDA_OK(cudaEventRecord(drained[k], stream));
-        }
+        stage_pool().par_map(STAGE_THREADS, [&](size_t i) {
+            if (i * per < len)
+                memcpy(to + i * per, src + i * per, std::min(per, len - i * per));
+        });
+        CUDA_OK(cudaMemcpyAsync(dst, to, len, cudaMemcpyHostToDevice, stream));
+        CUDA_OK(cudaEventRecord(drained[k], stream));
     }
 };
 
@@ -82,18 +85,27 @@ static staging_t& staging_for(int device)
     return *area;
 }
 
-// Copies `bytes` from pageable `src` to device memory `dst` on `gpu`'s
-// stream, staged; without a staging area (no pinned memory to be had),
-// as the driver copies pageable memory.
-static void htod_staged(const gpu_t& gpu, void* dst, const void* src, size_t bytes)
+// Enqueues the copy of `bytes` from pageable `src` to device memory `dst`
+// of `device` (the current one) on `stream`, staged; returns once every
+// byte is staged (the source may then change). Without a staging area (no
+// pinned memory to be had), as the driver copies pageable memory.
+static void htod_staged(int device, cudaStream_t stream, void* dst, const void* src, size_t bytes)
 {
-    staging_t& area = staging_for(gpu.id());
-    if (!area.usable) {
-        CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, gpu));
+    // Less than a chunk goes as the driver copies pageable memory, so that a
+    // small copy (a Winning PoSt's) never waits behind another's chunks.
+    staging_t& area = staging_for(device);
+    if (!area.usable || bytes < STAGE_CHUNK) {
+        CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
         return;
     }
-    std::lock_guard<std::mutex> lock(area.busy);
-    area.copy(gpu, (char*)dst, (const char*)src, bytes);
+    for (size_t off = 0; off < bytes; off += STAGE_CHUNK)
+        area.copy_chunk(stream, (char*)dst + off, (const char*)src + off, std::min(STAGE_CHUNK, bytes - off));
+}
+
+// As above, on `gpu`'s stream.
+static void htod_staged(const gpu_t& gpu, void* dst, const void* src, size_t bytes)
+{
+    htod_staged(gpu.id(), gpu, dst, src, bytes);
 }
 
 #endif

@@ -32,6 +32,7 @@ struct Queue {
 /// Holds the lock until dropped.
 pub struct PriorityGuard<'a> {
     lock: &'a PriorityLock,
+    rank: u8,
     since: Instant,
 }
 
@@ -44,6 +45,11 @@ impl PriorityLock {
     /// Waits until the lock is free and no more urgent (or earlier, equally
     /// urgent) waiter remains, then holds it.
     pub fn lock(&self, rank: u8) -> PriorityGuard<'_> {
+        self.acquire(rank);
+        PriorityGuard { lock: self, rank, since: Instant::now() }
+    }
+
+    fn acquire(&self, rank: u8) {
         let mut q = self.queue();
         let me = (rank, q.next_ticket);
         q.next_ticket += 1;
@@ -53,7 +59,15 @@ impl PriorityLock {
         }
         q.waiting.remove(&me);
         q.held = true;
-        PriorityGuard { lock: self, since: Instant::now() }
+    }
+
+    /// Frees the lock taken at `since`.
+    fn release(&self, since: Instant) {
+        let held = u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.held_nanos.fetch_add(held, Ordering::Relaxed);
+        self.queue().held = false;
+        // Every waiter rechecks: only the first in order takes the lock.
+        self.released.notify_all();
     }
 
     /// Seconds it has been held in all, up to the last release (a GPU's busy
@@ -63,13 +77,24 @@ impl PriorityLock {
     }
 }
 
+impl PriorityGuard<'_> {
+    /// When a more urgent waiter is queued, lets it (and whoever comes
+    /// before this guard's rank then) have the lock first, and holds it
+    /// again after; otherwise keeps it. A long step calls this between its
+    /// pieces.
+    pub fn let_more_urgent_in(&mut self) {
+        let more_urgent = self.lock.queue().waiting.first().is_some_and(|&(rank, _)| rank < self.rank);
+        if more_urgent {
+            self.lock.release(self.since);
+            self.lock.acquire(self.rank);
+            self.since = Instant::now();
+        }
+    }
+}
+
 impl Drop for PriorityGuard<'_> {
     fn drop(&mut self) {
-        let held = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.lock.held_nanos.fetch_add(held, Ordering::Relaxed);
-        self.lock.queue().held = false;
-        // Every waiter rechecks: only the first in order takes the lock.
-        self.lock.released.notify_all();
+        self.lock.release(self.since);
     }
 }
 
@@ -107,6 +132,38 @@ mod tests {
             t.join().unwrap();
         }
         assert_eq!(*order.lock().unwrap(), [(0, 1), (0, 3), (1, 2), (2, 0), (2, 4)]);
+    }
+
+    /// A guard lets a more urgent waiter in and holds the lock again after
+    /// it; an equally urgent waiter keeps waiting.
+    #[test]
+    fn a_guard_lets_only_a_more_urgent_waiter_in() {
+        let lock = Arc::new(PriorityLock::default());
+        let mut held = lock.lock(1);
+        let (waiter, ran) = (lock.clone(), Arc::new(Mutex::new(false)));
+        let as_urgent = {
+            let ran = ran.clone();
+            thread::spawn(move || {
+                let _g = waiter.lock(0);
+                *ran.lock().unwrap() = true;
+            })
+        };
+        while lock.queue().waiting.is_empty() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        held.let_more_urgent_in();
+        assert!(*ran.lock().unwrap(), "the rank-0 waiter went first");
+        as_urgent.join().unwrap();
+        let waiter = lock.clone();
+        let as_urgent_as_me = thread::spawn(move || drop(waiter.lock(1)));
+        while lock.queue().waiting.is_empty() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        held.let_more_urgent_in();
+        assert!(lock.queue().held && lock.queue().waiting.len() == 1, "an equal rank waits for the guard's drop");
+        drop(held);
+        as_urgent_as_me.join().unwrap();
+        assert!(!lock.queue().held);
     }
 
     #[test]

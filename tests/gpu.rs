@@ -17,7 +17,7 @@ use cuzk::{
     api::{porep, post, random_vanilla, sample, snap},
     circuit::{record, synthesize, synthesize_witness, MulChain, Synthesized},
     engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
-    gpu::{self, Device, DeviceMatrices, DevicePoints, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
+    gpu::{self, Device, DeviceMatrices, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
     groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
@@ -80,6 +80,13 @@ fn msm_g1_equals_cpu() {
         let small = DevicePoints::upload_g1(device(), &points[..n]).unwrap();
         assert_eq!(small.msm_g1(&all[..n]).unwrap(), msm::msm_g1(&points[..n], &all[..n]), "G1 MSM of {n} points");
     }
+    // As H's MSM runs: scalars on the device, in pieces (points offset with them).
+    let on_device_scalars = DeviceScalars::upload(device(), &all).unwrap();
+    for (n, piece) in [(max, 1 << 16), (max, 100_000), (max, max), (65_537, 4096), (1000, 7), (0, 5)] {
+        let sum = on_device.msm_g1_in_pieces(&on_device_scalars, n, piece).unwrap();
+        assert_eq!(sum, msm::msm_g1(&points[..n], &all[..n]), "G1 MSM of {n} points in pieces of {piece}");
+    }
+    assert!(on_device.msm_g1_in_pieces(&on_device_scalars, max + 1, 1 << 16).is_err(), "beyond the scalars must be an error");
     let zeros = vec![Fr::ZERO; 1000];
     assert_eq!(on_device.msm_g1(&zeros).unwrap(), G1Projective::identity());
     assert!(on_device.msm_g1(&vec![Fr::ONE; max + 1]).is_err(), "more scalars than points must be an error");
@@ -319,6 +326,40 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
     drop(hog);
     assert_eq!(tight.gpu, Some(0));
     assert_eq!(tight.proof.to_bytes().to_vec(), on_cpu, "one-vector plan of a witness");
+}
+
+/// Two witnesses proved at once on one device (the engine's two prover
+/// workers per GPU): one's upload runs beside the other's steps, and both
+/// proofs are the CPU's bytes.
+#[test]
+fn two_witness_proofs_at_once_on_one_device_give_cpu_bytes() {
+    let _gpu = exclusive();
+    gpu::drop_unused_keys();
+    let chain = |start: u64| MulChain { start: Fr::from(start), links: (1 << 20) - 10 };
+    let (matrices, _) = record(chain(3)).unwrap();
+    let cs = synthesize(chain(8)).unwrap();
+    let pk = synthetic_srs::key_for(&cs, 2053);
+    assert!(pk.matrices.set(matrices).is_ok());
+    let pk = Arc::new(pk);
+    let witnesses: Vec<_> = [8u64, 12].into_iter().map(|start| synthesize_witness(chain(start)).unwrap()).collect();
+    let rs = |i: u64| (Fr::from(43 + i), Fr::from(47 + i));
+    let on_cpu: Vec<_> = witnesses.iter().zip(0..).map(|(w, i)| prove(&pk, w.clone(), rs(i).0, rs(i).1).unwrap().to_bytes().to_vec()).collect();
+    for round in 0..3 {
+        let proofs: Vec<_> = std::thread::scope(|scope| {
+            let running: Vec<_> = witnesses
+                .iter()
+                .zip(0..)
+                .map(|(w, i)| {
+                    let pk = &pk;
+                    scope.spawn(move || prove_timed(GpuFailure::Error, Placement::ANY, pk, w.clone(), rs(i).0, rs(i).1).unwrap())
+                })
+                .collect();
+            running.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        for ((p, expected), i) in proofs.iter().zip(&on_cpu).zip(0..) {
+            assert_eq!((p.gpu, &p.proof.to_bytes().to_vec()), (Some(0), expected), "round {round}, witness {i}");
+        }
+    }
 }
 
 /// The proof of instance 2's witness on the device, under a key holding the

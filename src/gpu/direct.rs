@@ -9,6 +9,7 @@ use super::{
     devices::Device,
     h_poly::{h_on_device, HPlan},
     resident::{g1_query, g2_query, MsmHow, Query},
+    scalars::DeviceScalars,
     sys::MsmSplit,
 };
 
@@ -38,6 +39,13 @@ impl DevicePoints {
     pub fn msm_g1_with(&self, scalars: &[Fr], how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
         let _busy = self.device.lock.lock(0);
         self.query.msm_g1(scalars, how)
+    }
+
+    /// As `msm_g1` over the first `n` of `scalars` (on the device), dense,
+    /// in pieces of at most `piece` terms (as a proof's H MSM).
+    pub fn msm_g1_in_pieces(&self, scalars: &DeviceScalars, n: usize, piece: usize) -> Result<G1Projective> {
+        let _busy = self.device.lock.lock(0);
+        self.query.msm_g1_device_in_pieces(scalars, n, piece, || ())
     }
 
     /// MSM over the first `scalars.len()` points of an upload_g2.

@@ -12,7 +12,7 @@ use super::{
     scalars::DeviceScalars,
     sys::{self, check},
 };
-use crate::{circuit::Witness, groth16::ntt::Domain};
+use crate::groth16::ntt::Domain;
 
 /// Where the coset vectors of the H step live, by the device memory free.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,45 +144,37 @@ pub fn witness_step_bytes(num_z: usize, rows: usize, plan: HPlan) -> usize {
     num_z * SCALAR + plan.device_bytes(rows.next_power_of_two())
 }
 
-/// H of witness `w`, a, b and c evaluated on the device from `m` and never
-/// leaving it, and the witness `z = inputs ++ aux` there for the MSMs; as
-/// `h_on_device` otherwise.
-pub fn h_of_witness(m: &DeviceMatrices, w: &Witness, plan: HPlan) -> Result<Option<(DeviceH, DeviceScalars)>> {
-    m.check_witness(w)?;
+/// H of the witness `z` (from `DeviceMatrices::new_witness`, uploaded), a,
+/// b and c evaluated on the device from `m` and never leaving it; as
+/// `h_on_device` otherwise. The caller holds the device's lock.
+pub fn h_of_witness(m: &DeviceMatrices, z: &DeviceScalars, plan: HPlan) -> Result<Option<DeviceH>> {
     let domain = Domain::new(m.rows())?;
     if domain.size() == 1 {
         return Ok(None);
     }
+    let d_z = z.range(0, m.num_z())?;
     let z_inv = domain.vanishing_on_coset_inverse();
     let mut scratch = Scratch::for_plan(plan, domain.size());
-    let (mut d_h, mut d_z, mut copy_ms, mut abc_ms) = (ptr::null_mut(), ptr::null_mut(), 0f32, 0f32);
-    // SAFETY: `m` is live and its shape is the witness's (checked above); the
-    // witness slices are valid for their lengths; `scratch` is as its
-    // `as_mut_ptr` says; on success `d_h` and `d_z` receive device memory we
-    // own; the times are plain out-values.
+    let (mut d_h, mut copy_ms, mut abc_ms) = (ptr::null_mut(), 0f32, 0f32);
+    // SAFETY: `m` is live; `d_z` holds its num_z scalars on its device
+    // (checked above); `scratch` is as its `as_mut_ptr` says; on success
+    // `d_h` receives device memory we own; the times are plain out-values.
     check(unsafe {
         sys::cuzk_gpu_h_of_witness(
             m.raw(),
-            w.inputs.as_ptr(),
-            w.inputs.len(),
-            w.aux.as_ptr(),
-            w.aux.len(),
+            d_z,
             domain.size().trailing_zeros(),
             &z_inv,
             scratch.as_mut_ptr(),
             &mut d_h,
-            &mut d_z,
             &mut copy_ms,
             &mut abc_ms,
         )
     })
     .with_context(|| format!("GPU NTT of a witness ({plan:?})"))?;
-    let device = m.device.index;
-    // SAFETY: on success `d_h` holds the domain's scalars and `d_z` the
-    // witness's on the matrices' device, both ours.
-    let (scalars, z) = unsafe {
-        (DeviceScalars::from_raw(device, d_h, domain.size()), DeviceScalars::from_raw(device, d_z, w.inputs.len() + w.aux.len()))
-    };
+    // SAFETY: on success `d_h` holds the domain's scalars on the matrices'
+    // device, ours.
+    let scalars = unsafe { DeviceScalars::from_raw(m.device.index, d_h, domain.size()) };
     let (copy_seconds, abc_seconds) = (f64::from(copy_ms) / 1e3, f64::from(abc_ms) / 1e3);
-    Ok(Some((DeviceH { scalars, copy_seconds, abc_seconds }, z)))
+    Ok(Some(DeviceH { scalars, copy_seconds, abc_seconds }))
 }

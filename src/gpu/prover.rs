@@ -14,7 +14,7 @@ use super::{
     devices::{devices, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
     r1cs::{DeviceMatrices, Selection},
-    resident::{key_on, room, DeviceKey, MsmHow},
+    resident::{key_cached, key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
     sys::MsmSplit,
 };
@@ -27,10 +27,22 @@ use crate::{
     priority_lock::PriorityGuard,
 };
 
+/// Terms of one piece of the H MSM: a more urgent proof waits at most for
+/// one piece, and each piece still spans several of sppark's batches, so
+/// cutting the MSM costs little.
+const H_MSM_PIECE: usize = 1 << 25;
+
+/// A witness of at most this many bytes is uploaded within its H step: the
+/// copy is shorter than a second wait for the device would be (a Winning
+/// PoSt's); a larger one is uploaded without the device held.
+const UPLOAD_IN_STEP_BYTES: usize = 32 << 20;
+
 /// A device assigned to one proof, with the proving key on it. The device is
 /// held one step at a time (H, each MSM), at the proof's rank: between two
 /// steps of a long proof, a more urgent proof's steps go first, and the
-/// device is free while the CPU gathers the MSM scalars.
+/// device is free while the CPU gathers the MSM scalars and while a
+/// witness is uploaded (two proofs on one device overlap one's upload with
+/// the other's steps).
 pub struct GpuProver {
     key: Arc<DeviceKey>,
     device: &'static Device,
@@ -63,9 +75,9 @@ impl GpuProver {
             .filter(|d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
             .min_by_key(|d| d.proofs.load(Ordering::Relaxed))?;
         device.proofs.fetch_add(1, Ordering::Relaxed);
-        // Under the device's lock: no other proof's step holds working memory
-        // while the key is sized against the free memory.
-        let key = key_on(device, pk, budget, &device.lock.lock(rank));
+        // A new key is sized against the free memory under the device's
+        // lock, so that no other proof's step holds working memory meanwhile.
+        let key = key_cached(device, pk).map_or_else(|| key_on(device, pk, budget, &device.lock.lock(rank)), Ok);
         Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None) }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
         }))
@@ -105,13 +117,11 @@ impl GpuProver {
         self.device.lock.lock(self.rank)
     }
 
-    /// The device for the step after `done`, released first so that a
-    /// proof of higher priority waiting for the device (a Winning PoSt
-    /// behind a C2 partition) goes in between: a step is as long as such a
-    /// proof may wait.
-    fn next_step(&self, done: PriorityGuard<'static>) -> PriorityGuard<'static> {
-        drop(done);
-        self.step()
+    /// The MSM over H's coefficients (dense) in pieces, a more urgent
+    /// proof's step let in between two (a Winning PoSt behind a C2
+    /// partition waits one piece, not the whole MSM).
+    fn h_msm(&self, h: &DeviceScalars, n: usize, step: &mut PriorityGuard<'static>) -> Result<G1Projective> {
+        self.key.h.msm_g1_device_in_pieces(h, n, H_MSM_PIECE, || step.let_more_urgent_in()).context("GPU MSM H")
     }
 
     /// How an MSM over a witness's scalars runs (the caller holds a step):
@@ -158,7 +168,7 @@ impl Drop for GpuProver {
 
 impl Backend for GpuProver {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
-        let step = self.step();
+        let mut step = self.step();
         let start = Instant::now();
         let domain = a.len().next_power_of_two();
         let Some(plan) = HPlan::fitting(room(self.device, self.budget)?, domain) else {
@@ -176,8 +186,8 @@ impl Backend for GpuProver {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
-        let _msm_step = self.next_step(step);
-        let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
+        step.let_more_urgent_in();
+        let term = self.h_msm(h.scalars(), h.len(), &mut step)?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
         Ok(HTerm { term, abc: 0.0, copies, ntt: on_device - copies, msm })
@@ -185,7 +195,8 @@ impl Backend for GpuProver {
 
     /// a, b and c evaluated on the device from the key's matrices, there
     /// from the first witness on, and never copied; where the matrices do
-    /// not fit, evaluated on the CPU and copied in as in `h_term`.
+    /// not fit, evaluated on the CPU and copied in as in `h_term`. The
+    /// witness is uploaded without the device held.
     fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
         let step = self.step();
         let start = Instant::now();
@@ -194,20 +205,34 @@ impl Backend for GpuProver {
             drop(step);
             return h_term_from_host_abc(self, m, w);
         };
-        let upload = start.elapsed().as_secs_f64();
-        let room_now = room(self.device, self.budget)?.saturating_sub((w.inputs.len() + w.aux.len()) * 32);
-        let plan = HPlan::fitting(room_now, m.num_constraints().next_power_of_two())
+        let domain = m.num_constraints().next_power_of_two();
+        let room_beside_z = room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32);
+        HPlan::fitting(room_beside_z, domain).context("no device memory left for a witness's H step beside the circuit's matrices")?;
+        let mut z = on_device.new_witness(&step)?;
+        let mut step = if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
+            on_device.upload_witness(w, &mut z)?;
+            step
+        } else {
+            drop(step);
+            on_device.upload_witness(w, &mut z)?;
+            self.step()
+        };
+        let uploaded = start.elapsed().as_secs_f64();
+        let resumed = Instant::now();
+        // Sized now: other proofs' memory may have come or gone meanwhile.
+        let plan = HPlan::fitting(room(self.device, self.budget)?, domain)
             .context("no device memory left for a witness's H step beside the circuit's matrices")?;
-        let Some((h, z)) = h_of_witness(on_device, w, plan)? else {
+        let Some(h) = h_of_witness(on_device, &z, plan)? else {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         *self.kept_witness() = Some(z);
-        let on_device = start.elapsed().as_secs_f64();
-        let (copies, abc) = (upload + h.copy_seconds(), h.abc_seconds());
-        let _msm_step = self.next_step(step);
-        let (term, _) = self.key.h.msm_g1_device(h.scalars(), 0, h.len(), MsmHow::PLAIN).context("GPU MSM H")?;
-        let msm = start.elapsed().as_secs_f64() - on_device;
-        let ntt = on_device - copies - abc;
+        let transformed = resumed.elapsed().as_secs_f64();
+        let (copies, abc) = (uploaded + h.copy_seconds(), h.abc_seconds());
+        step.let_more_urgent_in();
+        let msm_start = Instant::now();
+        let term = self.h_msm(h.scalars(), h.len(), &mut step)?;
+        let msm = msm_start.elapsed().as_secs_f64();
+        let ntt = transformed - h.copy_seconds() - abc;
         log::debug!("cuzk GPU {}: H of a witness: copies {copies:.3} s, a, b, c {abc:.3} s, NTTs {ntt:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index);
         Ok(HTerm { term, abc, copies, ntt, msm })
     }

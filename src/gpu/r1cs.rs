@@ -49,7 +49,8 @@ fn selections(m: &Matrices) -> Result<[Vec<u32>; 2]> {
 }
 
 // SAFETY: the C++ object has no thread affinity, and each call into it
-// holds the device's lock, so calls never overlap.
+// holds the device's lock, so calls never overlap, but for witness uploads,
+// which only read its immutable shape.
 unsafe impl Send for DeviceMatrices {}
 // SAFETY: as above.
 unsafe impl Sync for DeviceMatrices {}
@@ -123,6 +124,11 @@ impl DeviceMatrices {
         self.rows
     }
 
+    /// Variables of a witness: inputs and aux.
+    pub fn num_z(&self) -> usize {
+        self.num_inputs + self.num_aux
+    }
+
     pub(super) fn raw(&self) -> RawR1cs {
         self.raw
     }
@@ -140,10 +146,35 @@ impl DeviceMatrices {
         Ok(())
     }
 
-    /// The scalars `which` picks from the witness `z` (uploaded by
-    /// `h_of_witness`), in new device memory. The caller holds the device's lock.
+    /// Device memory for a witness of the matrices' shape. The caller holds
+    /// the device's lock: steps size their work by the memory free, so memory
+    /// is taken only between them.
+    pub(super) fn new_witness(&self, _held: &PriorityGuard) -> Result<DeviceScalars> {
+        let mut z = ptr::null_mut();
+        // SAFETY: `raw` is live; on success `z` receives num_z scalars of
+        // device memory we own.
+        check(unsafe { sys::cuzk_gpu_r1cs_witness_new(self.raw, &mut z) })?;
+        // SAFETY: as the call's contract says.
+        Ok(unsafe { DeviceScalars::from_raw(self.device.index, z, self.num_z()) })
+    }
+
+    /// Copies `w` into `z` (from `new_witness`). The caller need not hold
+    /// the device: the copy runs on a stream of its own, beside other
+    /// proofs' steps.
+    pub(super) fn upload_witness(&self, w: &Witness, z: &mut DeviceScalars) -> Result<()> {
+        self.check_witness(w)?;
+        ensure!(z.len() == self.num_z(), "a witness buffer of {} scalars for {} variables", z.len(), self.num_z());
+        // SAFETY: `raw` is live; the witness slices are valid for their
+        // lengths, which sum to num_z (checked), the scalars `z` holds on the
+        // matrices' device; `z` is borrowed mutably, so nothing reads it
+        // meanwhile.
+        check(unsafe { sys::cuzk_gpu_r1cs_upload_witness(self.raw, w.inputs.as_ptr(), w.inputs.len(), w.aux.as_ptr(), w.aux.len(), z.as_mut_ptr()) })
+    }
+
+    /// The scalars `which` picks from the witness `z` (from `new_witness`),
+    /// in new device memory. The caller holds the device's lock.
     pub(super) fn select(&self, which: Selection, z: &DeviceScalars) -> Result<DeviceScalars> {
-        let from = z.range(0, self.num_inputs + self.num_aux)?;
+        let from = z.range(0, self.num_z())?;
         let (mut out, mut len) = (ptr::null_mut(), 0usize);
         // SAFETY: `raw` is live; `from` holds num_z scalars on this device
         // (checked above); on success `out` receives `len` scalars we own.

@@ -92,11 +92,32 @@ impl Query {
 
     /// As `msm_g1`, over scalars `from..from + n` in device memory.
     pub fn msm_g1_device(&self, scalars: &DeviceScalars, from: usize, n: usize, how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
+        self.g1_terms(0, scalars, from, n, how)
+    }
+
+    /// `sum(scalars[i] * points[i])` for `i < n`, scalars in device memory
+    /// and dense (Pippenger over every one), in pieces of at most `piece`
+    /// terms; `between` runs between two pieces (where the prover lets a
+    /// more urgent proof's step go first). The caller holds the device's lock.
+    pub fn msm_g1_device_in_pieces(&self, scalars: &DeviceScalars, n: usize, piece: usize, mut between: impl FnMut()) -> Result<G1Projective> {
+        let mut sum = G1Projective::identity();
+        for from in (0..n).step_by(piece.max(1)) {
+            if from > 0 {
+                between();
+            }
+            sum += self.g1_terms(from, scalars, from, piece.min(n - from), MsmHow::PLAIN)?.0;
+        }
+        Ok(sum)
+    }
+
+    /// `sum(scalars[from + i] * points[points_from + i])` for `i < n`.
+    fn g1_terms(&self, points_from: usize, scalars: &DeviceScalars, from: usize, n: usize, how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
         let on_device = scalars.range(from, n)?;
         let (mut out, mut did) = (G1Projective::identity(), MsmSplit::default());
         let raw: &mut blst_p1 = out.as_mut();
-        // SAFETY: as in msm_g1; `on_device` holds `n` scalars on this device.
-        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, on_device, n, how.room, how.mode, &mut did, raw) })?;
+        // SAFETY: as in msm_g1; `on_device` holds `n` scalars on this device;
+        // cuda/ checks that points `points_from..points_from + n` exist.
+        check(unsafe { sys::cuzk_gpu_g1_msm_device(self.raw, points_from, on_device, n, how.room, how.mode, &mut did, raw) })?;
         Ok((out, did))
     }
 
@@ -115,7 +136,7 @@ impl Query {
         let (mut out, mut did) = (G2Projective::identity(), MsmSplit::default());
         let raw: &mut blst_p2 = out.as_mut();
         // SAFETY: as in msm_g2; `on_device` holds `n` scalars on this device.
-        check(unsafe { sys::cuzk_gpu_g2_msm_device(self.raw, on_device, n, how.room, how.mode, &mut did, raw) })?;
+        check(unsafe { sys::cuzk_gpu_g2_msm_device(self.raw, 0, on_device, n, how.room, how.mode, &mut did, raw) })?;
         Ok((out, did))
     }
 }
@@ -280,18 +301,27 @@ fn room_within(free: usize, budget: Option<u64>, kept: usize) -> usize {
     }
 }
 
+/// `pk` on `device` if it is there already (most recently used now). Needs
+/// no device lock: a proof of a key on the device starts without waiting
+/// for another proof's step.
+pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>) -> Option<Arc<DeviceKey>> {
+    let mut keys = keys();
+    let at = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk))?;
+    let key = keys.remove(at);
+    keys.push(key.clone());
+    Some(key)
+}
+
 /// `pk` on `device`, uploading it if it is not there yet; resident when it
 /// and a proof's working memory fit in the room `budget` leaves. The caller
 /// holds the device's lock (`_held`), so no proof step's working memory is
 /// counted as taken for good.
 pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
-    let mut keys = keys();
-    drop_unused(&mut keys);
-    if let Some(at) = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk)) {
-        let key = keys.remove(at);
-        keys.push(key.clone());
+    if let Some(key) = key_cached(device, pk) {
         return Ok(key);
     }
+    let mut keys = keys();
+    drop_unused(&mut keys);
     let need = resident_bytes(pk) + working_bytes(pk);
     let mut room = room_beside(&keys, device, budget)?;
     while room < need {

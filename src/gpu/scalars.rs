@@ -5,7 +5,10 @@ use std::os::raw::c_int;
 use anyhow::{ensure, Result};
 use blstrs::Scalar as Fr;
 
-use super::sys::{self, check};
+use super::{
+    devices::Device,
+    sys::{self, check},
+};
 
 pub struct DeviceScalars {
     device: c_int,
@@ -27,6 +30,15 @@ impl DeviceScalars {
         Self { device, ptr, len }
     }
 
+    /// `host` copied into new memory of `device`.
+    pub fn upload(device: &Device, host: &[Fr]) -> Result<Self> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: `host` is valid for its length; on success `ptr` receives
+        // that many scalars of device memory we own.
+        check(unsafe { sys::cuzk_gpu_scalars_new(device.index, host.as_ptr(), host.len(), &mut ptr) })?;
+        Ok(Self { device: device.index, ptr, len: host.len() })
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -40,6 +52,11 @@ impl DeviceScalars {
         ensure!(from.checked_add(n).is_some_and(|end| end <= self.len), "scalars {from}..+{n} of {} on the device", self.len);
         // SAFETY: `from <= len`, so the offset stays within the allocation.
         Ok(unsafe { self.ptr.add(from) })
+    }
+
+    /// The device pointer, for a call that writes the scalars.
+    pub(super) fn as_mut_ptr(&mut self) -> *mut Fr {
+        self.ptr
     }
 
     /// The first `n` scalars, copied to the host.

@@ -71,6 +71,7 @@ extern "C" {
         copy_ms: *mut f32,
     ) -> sppark::Error;
     pub fn cuzk_gpu_h_to_host(device: c_int, d_h: *const Fr, n: usize, h: *mut Fr) -> sppark::Error;
+    pub fn cuzk_gpu_scalars_new(device: c_int, host: *const Fr, n: usize, d_out: *mut *mut Fr) -> sppark::Error;
     pub fn cuzk_gpu_free(device: c_int, d_ptr: *mut c_void);
     pub fn cuzk_gpu_g1_query_new(
         device: c_int,
@@ -90,6 +91,7 @@ extern "C" {
     ) -> sppark::Error;
     pub fn cuzk_gpu_g1_msm_device(
         query: RawQuery,
+        from: usize,
         d_scalars: *const Fr,
         n: usize,
         room: usize,
@@ -116,6 +118,7 @@ extern "C" {
     ) -> sppark::Error;
     pub fn cuzk_gpu_g2_msm_device(
         query: RawQuery,
+        from: usize,
         d_scalars: *const Fr,
         n: usize,
         room: usize,
@@ -146,17 +149,22 @@ extern "C" {
         out: *const *mut Fr,
         kernel_ms: *mut f32,
     ) -> sppark::Error;
-    pub fn cuzk_gpu_h_of_witness(
+    pub fn cuzk_gpu_r1cs_witness_new(r1cs: RawR1cs, d_z: *mut *mut Fr) -> sppark::Error;
+    pub fn cuzk_gpu_r1cs_upload_witness(
         r1cs: RawR1cs,
         inputs: *const Fr,
         num_inputs: usize,
         aux: *const Fr,
         num_aux: usize,
+        d_z: *mut Fr,
+    ) -> sppark::Error;
+    pub fn cuzk_gpu_h_of_witness(
+        r1cs: RawR1cs,
+        d_z: *const Fr,
         lg_n: u32,
         z_inv: *const Fr,
         scratch: *mut Fr,
         d_h: *mut *mut Fr,
-        d_z: *mut *mut Fr,
         copy_ms: *mut f32,
         abc_ms: *mut f32,
     ) -> sppark::Error;
