@@ -9,6 +9,7 @@ mod prover;
 mod r1cs;
 mod resident;
 mod scalars;
+mod step;
 mod sys;
 
 pub use devices::{devices, Device};

@@ -16,6 +16,7 @@ use super::{
     r1cs::{DeviceMatrices, Selection},
     resident::{key_cached, key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
+    step::Step,
     sys::MsmSplit,
 };
 use crate::{
@@ -37,12 +38,18 @@ const H_MSM_PIECE: usize = 1 << 25;
 /// PoSt's); a larger one is uploaded without the device held.
 const UPLOAD_IN_STEP_BYTES: usize = 32 << 20;
 
+/// Keys of fewer H points than this are proved holding the device from the
+/// first step to the last: such a proof's steps take a fraction of one step
+/// of a large proof, which could otherwise slip in between two of them (a
+/// Winning PoSt would wait for it twice).
+const HOLD_WHOLE_PROOF_BELOW: usize = 1 << 22;
+
 /// A device assigned to one proof, with the proving key on it. The device is
 /// held one step at a time (H, each MSM), at the proof's rank: between two
 /// steps of a long proof, a more urgent proof's steps go first, and the
 /// device is free while the CPU gathers the MSM scalars and while a
 /// witness is uploaded (two proofs on one device overlap one's upload with
-/// the other's steps).
+/// the other's steps). A small proof holds it throughout instead.
 pub struct GpuProver {
     key: Arc<DeviceKey>,
     device: &'static Device,
@@ -51,6 +58,8 @@ pub struct GpuProver {
     /// The witness its H step uploaded, kept for the proof's MSMs (a prover
     /// serves one proof).
     witness: Mutex<Option<DeviceScalars>>,
+    /// For a small proof, the device from its first step on.
+    held: Option<Mutex<Option<PriorityGuard<'static>>>>,
 }
 
 impl GpuProver {
@@ -78,7 +87,8 @@ impl GpuProver {
         // A new key is sized against the free memory under the device's
         // lock, so that no other proof's step holds working memory meanwhile.
         let key = key_cached(device, pk).map_or_else(|| key_on(device, pk, budget, &device.lock.lock(rank)), Ok);
-        Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None) }).inspect_err(|_| {
+        let held = (pk.h.len() < HOLD_WHOLE_PROOF_BELOW).then(|| Mutex::new(None));
+        Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None), held }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
         }))
     }
@@ -113,8 +123,16 @@ impl GpuProver {
     }
 
     /// The device for one step.
-    fn step(&self) -> PriorityGuard<'static> {
-        self.device.lock.lock(self.rank)
+    fn step(&self) -> Step<'_> {
+        let Some(held) = &self.held else {
+            return Step::Own(self.device.lock.lock(self.rank));
+        };
+        // Nothing panics while it is locked but the device's own wait.
+        let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.is_none() {
+            *held = Some(self.device.lock.lock(self.rank));
+        }
+        Step::Held(held)
     }
 
     /// The MSM over H's coefficients (dense) in pieces, a more urgent
