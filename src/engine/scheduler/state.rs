@@ -36,6 +36,16 @@ pub(super) struct QueueKey {
     pub(super) partition: usize,
 }
 
+/// A partition `take_synthesis` handed to a synthesis worker: its work, the
+/// host bytes it was admitted with and its shares of a synthesis pool (both
+/// given back with `synthesized` and later `proved` or `release`).
+pub(super) struct Taken {
+    pub(super) key: QueueKey,
+    pub(super) work: PartitionWork,
+    pub(super) bytes: u64,
+    pub(super) shares: usize,
+}
+
 pub(super) struct Ready {
     pub(super) cs: Assignment,
     pub(super) public_inputs: Vec<Fr>,
@@ -187,8 +197,7 @@ impl State {
     /// urgent ones waiting there never delay a more urgent synthesis (the
     /// memory budget still bounds them all). A partition larger than all the
     /// budget left starts alone, when nothing else is in flight, rather than never.
-    /// Returns the partition with its estimated bytes and its shares.
-    pub(super) fn take_synthesis(&mut self) -> Option<(QueueKey, PartitionWork, u64, usize)> {
+    pub(super) fn take_synthesis(&mut self) -> Option<Taken> {
         if self.paused {
             return None;
         }
@@ -227,7 +236,7 @@ impl State {
                 job.state = JobState::Running;
             }
         }
-        Some((key, work, bytes, shares))
+        Some(Taken { key, work, bytes, shares })
     }
 
     /// A synthesis taken by `take_synthesis` ended.
@@ -422,13 +431,13 @@ mod tests {
     fn less_urgent_ready_partitions_do_not_hold_back_a_more_urgent_synthesis() {
         let mut st = State::new(Config { ready_queue_depth: 1, ..config(1, 0) }, false);
         let low = add(&mut st, Priority::Low, 3);
-        let (key, _, bytes, shares) = st.take_synthesis().unwrap();
+        let Taken { key, bytes, shares, .. } = st.take_synthesis().unwrap();
         assert_eq!((key.job, key.partition), (low, 0));
         assert!(st.take_synthesis().is_none(), "a second low partition while one is synthesizing (depth 1)");
         make_ready(&mut st, key, bytes, shares);
         assert!(st.take_synthesis().is_none(), "a second low partition while one is ready (depth 1)");
         let high = add(&mut st, Priority::High, 1);
-        let (key, ..) = st.take_synthesis().expect("the high partition starts at once");
+        let Taken { key, .. } = st.take_synthesis().expect("the high partition starts at once");
         assert_eq!(key.job, high);
         assert_eq!(st.ready.keys().next().unwrap().job, low);
         assert!(st.take_synthesis().is_none());
@@ -455,14 +464,14 @@ mod tests {
     fn post_partitions_have_synthesis_workers_that_c2_cannot_take() {
         let mut st = State::new(config(2, 0), false);
         let low = add(&mut st, Priority::Low, 5);
-        assert_eq!(st.take_synthesis().unwrap().0.job, low);
-        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert_eq!(st.take_synthesis().unwrap().key.job, low);
+        assert_eq!(st.take_synthesis().unwrap().key.job, low);
         assert!(st.take_synthesis().is_none(), "C2 uses synthesis_threads (2) workers at most");
         let window = add(&mut st, Priority::Medium, 3);
-        assert_eq!(st.take_synthesis().unwrap().0.job, window, "Window PoSt has one more");
+        assert_eq!(st.take_synthesis().unwrap().key.job, window, "Window PoSt has one more");
         assert!(st.take_synthesis().is_none());
         let winning = add(&mut st, Priority::High, 3);
-        assert_eq!(st.take_synthesis().unwrap().0.job, winning, "Winning PoSt one more again");
+        assert_eq!(st.take_synthesis().unwrap().key.job, winning, "Winning PoSt one more again");
         assert!(st.take_synthesis().is_none());
         let per_pool = POOL_SHARES / synthesis_shares(ProofKind::SnapDeals, bulk_pool::threads());
         assert_eq!(synthesis_workers(&st.config), 2 * per_pool + 2, "enough for 2 pools of the smallest share");
@@ -482,7 +491,7 @@ mod tests {
         let share = share_on(16);
         st.jobs.get_mut(&snap).unwrap().shares = share;
         let mut taken = Vec::new();
-        while let Some((key, _, bytes, shares)) = st.take_synthesis() {
+        while let Some(Taken { key, bytes, shares, .. }) = st.take_synthesis() {
             assert_eq!((key.job, shares), (snap, share));
             taken.push((key, bytes));
         }
@@ -493,12 +502,12 @@ mod tests {
         make_ready(&mut st, key, bytes, share);
         assert!(st.take_synthesis().is_none(), "the ready partition still holds its share of the depth");
         let winning = add(&mut st, Priority::High, 1);
-        assert_eq!(st.take_synthesis().unwrap().0.job, winning, "PoSt keeps its worker");
+        assert_eq!(st.take_synthesis().unwrap().key.job, winning, "PoSt keeps its worker");
     }
 
     /// Makes every taken partition ready, as the synthesis workers do.
     fn all_ready(st: &mut State) {
-        while let Some((key, _, bytes, shares)) = st.take_synthesis() {
+        while let Some(Taken { key, bytes, shares, .. }) = st.take_synthesis() {
             make_ready(st, key, bytes, shares);
         }
     }
@@ -538,12 +547,12 @@ mod tests {
         let low = add(&mut st, Priority::Low, 5);
         // Room for three partitions of 1000 bytes besides the keys.
         st.config.host_memory_budget = st.keys_bytes() + 3000;
-        assert_eq!(st.take_synthesis().unwrap().0.job, low);
-        assert_eq!(st.take_synthesis().unwrap().0.job, low);
+        assert_eq!(st.take_synthesis().unwrap().key.job, low);
+        assert_eq!(st.take_synthesis().unwrap().key.job, low);
         assert!(st.take_synthesis().is_none(), "the last 1000 bytes are kept for PoSt");
         let window = add(&mut st, Priority::Medium, 2);
         st.config.host_memory_budget = st.keys_bytes() + 3000;
-        assert_eq!(st.take_synthesis().unwrap().0.job, window);
+        assert_eq!(st.take_synthesis().unwrap().key.job, window);
         assert!(st.take_synthesis().is_none(), "the budget is spent");
         assert_eq!(st.in_flight_bytes, 3000);
     }

@@ -16,7 +16,7 @@ use rand::rngs::OsRng;
 
 use super::{
     lock,
-    state::{QueueKey, Ready},
+    state::{QueueKey, Ready, Taken},
     Shared,
 };
 use crate::{
@@ -48,7 +48,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
                 if st.synthesis_worker_retires() {
                     return;
                 }
-                if let Some((key, work, bytes, shares)) = st.take_synthesis() {
+                if let Some(Taken { key, work, bytes, shares }) = st.take_synthesis() {
                     st.record(shared.started, key, Stage::SynthesisStart, worker);
                     let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
                     let how = (st.config.synthesis, st.config.matrices_files, !st.config.selected_gpus().is_empty());
