@@ -224,8 +224,8 @@ impl Backend for GpuProver {
             return h_term_from_host_abc(self, m, w);
         };
         let domain = m.num_constraints().next_power_of_two();
-        let room_beside_z = room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32);
-        HPlan::fitting(room_beside_z, domain).context("no device memory left for a witness's H step beside the circuit's matrices")?;
+        let plan_in = |room| HPlan::fitting(room, domain).context("no device memory left for a witness's H step beside the circuit's matrices");
+        plan_in(room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32))?;
         let mut z = on_device.new_witness(&step)?;
         let mut step = if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
             on_device.upload_witness(w, &mut z)?;
@@ -238,8 +238,7 @@ impl Backend for GpuProver {
         let uploaded = start.elapsed().as_secs_f64();
         let resumed = Instant::now();
         // Sized now: other proofs' memory may have come or gone meanwhile.
-        let plan = HPlan::fitting(room(self.device, self.budget)?, domain)
-            .context("no device memory left for a witness's H step beside the circuit's matrices")?;
+        let plan = plan_in(room(self.device, self.budget)?)?;
         let Some(h) = h_of_witness(on_device, &z, plan)? else {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
