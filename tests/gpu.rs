@@ -302,7 +302,9 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
             assert!(t.h_abc > 0.0 && t.h_abc + t.h_copies + t.h_ntt + t.h_msm <= t.h + 1e-3, "{what}: {t:?}");
             (gpu.matrices_on_device(), gpu.holds_witness())
         };
+        assert!(!holds_matrices(&pk), "{what}: matrices on the device before any proof");
         assert_eq!(proof(what, &pk, None), (true, true), "{what}: the matrices and the witness were not kept on the device");
+        assert!(holds_matrices(&pk), "{what}: the engine does not see the matrices on the device");
         assert_eq!(proof(&format!("{what}, matrices already there"), &pk, None), (true, true));
         let engine = prove_timed(GpuFailure::Error, Placement::ANY, &pk, witness.clone(), r, s).unwrap();
         assert_eq!((engine.gpu, engine.proof.to_bytes().to_vec()), (Some(0), on_cpu.clone()), "{what}: through the engine's prover");
@@ -312,6 +314,7 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
         let n = cs.num_constraints().next_power_of_two();
         let budget = Some(HPlan::OneVector.device_bytes(n) as u64 + (8 << 20));
         assert_eq!(proof(&format!("{what} under a small budget"), &small, budget), (false, false), "{what}: the matrices went beyond the budget");
+        assert!(!holds_matrices(&small), "{what}: matrices seen on the device beyond the budget");
     }
     // With the matrices there and room for one NTT vector beside the
     // witness, H takes the one-vector plan.
@@ -326,6 +329,12 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
     drop(hog);
     assert_eq!(tight.gpu, Some(0));
     assert_eq!(tight.proof.to_bytes().to_vec(), on_cpu, "one-vector plan of a witness");
+}
+
+/// Whether the engine counts a witness under `pk` alone: device 0 holds the
+/// key's matrices.
+fn holds_matrices(pk: &Arc<ProvingKey>) -> bool {
+    cuzk::engine::devices::hold_matrices(pk, &[0])
 }
 
 /// Two witnesses proved at once on one device (the engine's two prover

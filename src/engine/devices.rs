@@ -1,6 +1,10 @@
 //! The GPUs the engine proves on, whatever the build.
 
+use std::sync::Arc;
+
 use serde::Serialize;
+
+use crate::groth16::ProvingKey;
 
 /// Names of the usable GPUs ("NVIDIA H200"), in device order; empty without
 /// the `cuda` feature, or where no device is usable (the reason is logged).
@@ -17,6 +21,17 @@ pub fn gpu_count() -> usize {
     return crate::gpu::devices().len();
     #[cfg(not(feature = "cuda"))]
     0
+}
+
+/// Whether every usable GPU of index in `gpus` (at least one) holds `pk`
+/// with its circuit's recorded matrices: a witness proved there is
+/// evaluated on the device.
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+pub fn hold_matrices(pk: &Arc<ProvingKey>, gpus: &[usize]) -> bool {
+    #[cfg(feature = "cuda")]
+    return crate::gpu::matrices_on_all(gpus, pk);
+    #[cfg(not(feature = "cuda"))]
+    false
 }
 
 /// A GPU in the status report.

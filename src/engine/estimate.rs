@@ -1,18 +1,19 @@
 //! The host memory a partition holds from the start of its synthesis to the
-//! end of its proof, estimated from the proving key alone (the circuit is not
-//! known before it is synthesized). With N the key's domain size (`h.len() + 1`,
-//! at least the number of constraints) and V its variables (inputs + aux:
-//! `ic.len() + l.len()`), 32 bytes per field element, the partition holds its
-//! assignment (V) throughout, and at most one of:
+//! end of its proof, estimated from the proving key (the circuit is not known
+//! before it is synthesized) and from where its a, b and c are evaluated.
+//! With N the key's domain size (`h.len() + 1`, at least the number of
+//! constraints) and V its variables (inputs + aux: `ic.len() + l.len()`), 32
+//! bytes per field element, the partition holds its assignment (V)
+//! throughout, and at most one of:
 //!
 //! - until H is done: the a, b, c evaluations (3 N), and on the CPU the three
 //!   domain-size vectors of the H polynomial (3 N more; a GPU computes H in
-//!   device memory instead). A witness proved on a GPU holds neither: a, b
-//!   and c are evaluated in device memory from the circuit's matrices (which
-//!   the key's memory counts);
+//!   device memory instead). A witness proved on a GPU that holds its
+//!   circuit's matrices holds neither: a, b and c are evaluated in device
+//!   memory (the key's memory counts the matrices);
 //! - after H (a, b, c freed): the A or the B MSM scalars, one at a time (V
-//!   at most), picked in host memory unless a GPU holding the witness picks
-//!   them on the device (then the partition holds its witness alone).
+//!   at most), picked in host memory unless the GPU holding the witness
+//!   picks them on the device (then the partition holds its witness alone).
 //!
 //! Densities (one bit per variable) and proofs are negligible. The estimate is
 //! an upper bound for every circuit cuzk proves: their constraint counts fill
@@ -20,24 +21,64 @@
 //! counted: a PoRep partition synthesized in pieces briefly holds one piece
 //! twice while appending it (one challenge of 18 at 32 GiB, ~0.9 GB); a
 //! piece is dropped once appended, and each of its bytes is either in a
-//! piece or in the partition, so the two never hold its memory twice.
+//! piece or in the partition, so the two never hold its memory twice. Nor
+//! a witness step that falls back to the host after its partition started
+//! (its GPU dropped the matrices for another key, or failed and the step is
+//! retried on the CPU): it evaluates a, b and c in host memory.
 
-use super::config::SynthesisMode;
+use std::sync::Arc;
+
+use super::{
+    config::{Config, SynthesisMode},
+    devices,
+};
 use crate::groth16::ProvingKey;
 
 const FIELD_BYTES: u64 = 32;
 
-/// Estimated peak host bytes of one partition under `pk`, proved on the CPU
-/// or on a GPU, synthesized as `mode` says.
-pub fn partition_bytes(pk: &ProvingKey, cpu_prover: bool, mode: SynthesisMode) -> u64 {
+/// Where a partition's a, b and c are evaluated, which decides what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// By the CPU prover, in host memory, beside H's vectors.
+    Cpu,
+    /// In host memory, for a GPU prover: a fully synthesized partition, or a
+    /// witness whose circuit's matrices are not on the GPUs.
+    HostForGpu,
+    /// On a GPU holding the circuit's matrices, from the witness.
+    Gpu,
+}
+
+impl Evaluation {
+    /// How a partition starting now is evaluated: on the CPU without GPUs,
+    /// else on them when they all hold its circuit's matrices
+    /// (`matrices_on_gpus`, asked only in witness mode).
+    pub fn of(gpus: usize, mode: SynthesisMode, matrices_on_gpus: impl FnOnce() -> bool) -> Self {
+        match (gpus, mode) {
+            (0, _) => Evaluation::Cpu,
+            (_, SynthesisMode::Witness) if matrices_on_gpus() => Evaluation::Gpu,
+            _ => Evaluation::HostForGpu,
+        }
+    }
+}
+
+/// Estimated peak host bytes of one partition under `pk`, its a, b and c
+/// evaluated as `at` says.
+pub fn partition_bytes(pk: &ProvingKey, at: Evaluation) -> u64 {
     let domain = pk.h.len() as u64 + 1;
     let variables = (pk.vk.ic.len() + pk.l.len()) as u64;
-    let until_h = match (cpu_prover, mode) {
-        (true, _) => 6 * domain,
-        (false, SynthesisMode::Full) => 3 * domain,
-        (false, SynthesisMode::Witness) => 0,
+    let later = match at {
+        Evaluation::Cpu => (6 * domain).max(variables),
+        Evaluation::HostForGpu => (3 * domain).max(variables),
+        Evaluation::Gpu => 0,
     };
-    FIELD_BYTES * (variables + until_h.max(variables))
+    FIELD_BYTES * (variables + later)
+}
+
+/// The estimate for a partition under `pk` that starts now, proved as
+/// `config` says.
+pub fn partition_bytes_now(config: &Config, pk: &Arc<ProvingKey>) -> u64 {
+    let gpus = config.selected_gpus();
+    partition_bytes(pk, Evaluation::of(gpus.len(), config.synthesis, || devices::hold_matrices(pk, &gpus)))
 }
 
 #[cfg(test)]
@@ -53,15 +94,25 @@ mod tests {
         let cs = synthesize(MulChain { start: 3u64.into(), links: 1000 }).unwrap();
         let pk = synthetic_srs::key_for(&cs, 1);
         let held = 32 * (cs.a.len() + cs.b.len() + cs.c.len() + cs.inputs.len() + cs.aux.len()) as u64;
-        let gpu = partition_bytes(&pk, false, SynthesisMode::Full);
-        let cpu = partition_bytes(&pk, true, SynthesisMode::Full);
+        let gpu = partition_bytes(&pk, Evaluation::HostForGpu);
+        let cpu = partition_bytes(&pk, Evaluation::Cpu);
         assert!(gpu >= held, "estimate {gpu} < synthesized {held}");
         // 1002 constraints in a domain of 1024: the estimate is tight, not wild.
         assert!(gpu < 3 * held, "estimate {gpu} far above {held}");
         assert_eq!(cpu - gpu, 32 * 3 * 1024);
-        assert_eq!(partition_bytes(&pk, true, SynthesisMode::Witness), cpu, "the CPU evaluates a, b, c in host memory");
-        // A witness on a GPU: the assignment and, after H, one query's MSM scalars.
+        // A witness on a GPU holding the matrices: the assignment alone.
         let variables = (cs.inputs.len() + cs.aux.len()) as u64;
-        assert_eq!(partition_bytes(&pk, false, SynthesisMode::Witness), 32 * 2 * variables);
+        assert_eq!(partition_bytes(&pk, Evaluation::Gpu), 32 * variables);
+    }
+
+    #[test]
+    fn a_witness_counts_alone_only_where_every_gpu_holds_its_matrices() {
+        use SynthesisMode::{Full, Witness};
+        let never = || -> bool { panic!("asked for the matrices outside witness mode on GPUs") };
+        assert_eq!(Evaluation::of(0, Witness, never), Evaluation::Cpu);
+        assert_eq!(Evaluation::of(0, Full, never), Evaluation::Cpu);
+        assert_eq!(Evaluation::of(2, Full, never), Evaluation::HostForGpu);
+        assert_eq!(Evaluation::of(1, Witness, || false), Evaluation::HostForGpu);
+        assert_eq!(Evaluation::of(1, Witness, || true), Evaluation::Gpu);
     }
 }

@@ -23,7 +23,6 @@ use self::{
 };
 use super::{
     config::Config,
-    estimate,
     job::{Cancelled, JobId, JobSpec, JobState},
     status::{EngineStatus, JobStatus, MemoryStatus},
     timeline::{Event, Spans},
@@ -144,10 +143,11 @@ impl Engine {
         }
     }
 
-    /// Estimated host bytes one partition under `pk` holds in this engine.
-    pub fn partition_bytes(&self, pk: &ProvingKey) -> u64 {
+    /// Estimated host bytes a partition under `pk` starting now holds in
+    /// this engine.
+    pub fn partition_bytes(&self, pk: &Arc<ProvingKey>) -> u64 {
         let st = lock(&self.shared.state);
-        estimate::partition_bytes(pk, st.config.selected_gpus().is_empty(), st.config.synthesis)
+        (st.estimate)(&st.config, pk)
     }
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.
@@ -155,12 +155,11 @@ impl Engine {
         ensure!(!spec.partitions.is_empty(), "{}: no partitions to prove", spec.label);
         // Prepared here, once per key, not on a prover worker.
         spec.key.prepared_vk();
-        let partition_bytes = self.partition_bytes(&spec.key);
         let mut st = lock(&self.shared.state);
         if st.shutdown {
             bail!("the engine is shut down");
         }
-        let id = st.add_job(spec, partition_bytes);
+        let id = st.add_job(spec);
         drop(st);
         self.shared.synthesis_cv.notify_all();
         Ok(id)

@@ -22,7 +22,7 @@ use group::Group;
 use once_cell::sync::{Lazy, OnceCell};
 
 use super::{
-    devices::Device,
+    devices::{devices, Device},
     h_poly::{witness_step_bytes, HPlan},
     r1cs::DeviceMatrices,
     scalars::DeviceScalars,
@@ -310,6 +310,15 @@ pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>) -> Option<Arc<DeviceKey
     let key = keys.remove(at);
     keys.push(key.clone());
     Some(key)
+}
+
+/// Whether every usable device of index in `gpus` (at least one) holds
+/// `pk` with its recorded matrices (the cache's order untouched).
+pub fn matrices_on_all(gpus: &[usize], pk: &Arc<ProvingKey>) -> bool {
+    let keys = keys();
+    let holds = |d: &Device| keys.iter().any(|k| k.device == d.index && Arc::ptr_eq(&k.pk, pk) && k.device_matrices().is_some());
+    let mut among = devices().iter().filter(|d| usize::try_from(d.index).is_ok_and(|i| gpus.contains(&i))).peekable();
+    among.peek().is_some() && among.all(holds)
 }
 
 /// `pk` on `device`, uploading it if it is not there yet; resident when it

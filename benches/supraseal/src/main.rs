@@ -7,8 +7,10 @@
 //! bytes. Also the real 32 GiB PoRep partition circuit (StackedDrg32GiBV1_1,
 //! ~130M constraints) built from random vanilla proofs of the exact structure
 //! (`api::random_vanilla`): its witness does not satisfy the circuit, so those
-//! proofs are timed and compared, not verified. Prints one JSON object. Needs a
-//! CUDA device.
+//! proofs are timed and compared, not verified. PoRep partitions also go
+//! cuzk's production path (matrices recorded once, then witnesses alone
+//! proved with a, b, c evaluated on the GPU), whose bytes must equal its
+//! full path's. Prints one JSON object. Needs a CUDA device.
 //!
 //! env: CUZK_BENCH_PROOFS (default "porep-2KiB,22,24,26": log2 sizes of
 //! synthetic circuits, porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB or
@@ -37,14 +39,15 @@ use bellperson::{
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar as Fr};
 use cuzk::{
     api::{porep, random_vanilla, sample, snap},
-    circuit::{synthesize, synthesize_pieces, MulChain, Synthesized},
+    circuit::{synthesize, synthesize_pieces, Matrices, MulChain, Recorder, Synthesized, Witness},
     gpu::{self, GpuProver},
     groth16::{self, prove_with, synthetic_srs, ProvingKey},
 };
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB};
-use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
+use filecoin_proofs_api::{seal::SealCommitPhase1Output, RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use rayon::prelude::*;
 use serde_json::{json, Value};
+use storage_proofs_core::merkle::MerkleTreeTrait;
 
 mod bellperson_log;
 
@@ -93,7 +96,7 @@ fn write_params(pk: &ProvingKey, path: &Path) -> Result<u64> {
     ) -> Result<()> {
         w.write_all(&u32::try_from(points.len())?.to_be_bytes())?;
         for chunk in points.chunks(1 << 20) {
-            let bytes: Vec<u8> = chunk.par_iter().flat_map_iter(|p| enc(p)).collect();
+            let bytes: Vec<u8> = chunk.par_iter().flat_map_iter(&enc).collect();
             w.write_all(&bytes)?;
         }
         Ok(())
@@ -116,17 +119,25 @@ fn is_tmpfs(dir: &Path) -> bool {
         .is_some_and(|s| s.lines().nth(1).is_some_and(|l| l.trim() == "tmpfs"))
 }
 
+/// How each circuit is run: `warmup` unmeasured runs, then `runs`; cuzk's
+/// CPU prover up to 2^`cpu_max`; the `.params` file written in `tmp`.
+struct Settings {
+    warmup: usize,
+    runs: usize,
+    cpu_max: u32,
+    tmp: PathBuf,
+}
+
 /// Proves `circuit` with cuzk (GPU, and CPU where the circuit is at most
 /// 2^cpu_max) and supraseal; `name` names it in the report and file names.
 fn bench_circuit<C: Circuit<Fr> + Send>(
     name: &str,
     circuit: impl Fn() -> C,
     cuzk_synthesize: &dyn Fn() -> Result<Synthesized>,
-    warmup: usize,
-    runs: usize,
-    cpu_max: u32,
-    tmp: &Path,
+    cuzk_witness: Option<&WitnessPath>,
+    settings: &Settings,
 ) -> Result<Value> {
+    let Settings { warmup, runs, cpu_max, ref tmp } = *settings;
     let (r, s) = (Fr::from(11u64), Fr::from(13u64));
 
     // The key, from a first synthesis (also gives the sizes for the memory checks).
@@ -211,6 +222,7 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         eprintln!("{name}: cuzk run {i}: synthesis {:.3} s, prove {p:.3} s", all - p);
     }
     let cuzk_bytes = cuzk_bytes.unwrap();
+    let witness = cuzk_witness.map(|w| w.bench(name, &pk, &cuzk_bytes, settings, (r, s))).transpose()?;
 
     // cuzk's CPU prover (synthesis excluded), for circuits small enough.
     let mut cpu = Vec::new();
@@ -287,6 +299,8 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
         "ratio_supraseal_total_over_cuzk_prove_only": sm / cp,
         "ratio_supraseal_prover_over_cuzk_prove_only": (!sup_prover.is_empty()).then(|| median(&sup_prover) / cp),
         "ratio_supraseal_over_cuzk_synthesis_plus_prove": sm / ct,
+        "ratio_supraseal_prover_over_cuzk_witness_prove_only": witness.as_ref().zip((!sup_prover.is_empty()).then(|| median(&sup_prover))).map(|(w, p)| p / w.prove_median_s),
+        "cuzk_witness": witness.as_ref().map(|w| &w.report),
         "cuzk_cpu_prove_only_median_s": cpu_median,
         "ratio_cuzk_cpu_over_gpu_prove_only": cpu_median.map(|c| c / cp),
         "supraseal_split_s": sup_split,
@@ -305,23 +319,79 @@ fn bench_circuit<C: Circuit<Fr> + Send>(
     Ok(out)
 }
 
+/// cuzk's production path for a circuit: its matrices recorded once, then
+/// witnesses alone, a, b and c evaluated on the GPU.
+struct WitnessPath<'a> {
+    record: Box<dyn Fn() -> Result<(Matrices, Witness)> + 'a>,
+    synthesize: Box<dyn Fn() -> Result<Witness> + 'a>,
+}
+
+struct WitnessRuns {
+    prove_median_s: f64,
+    report: Value,
+}
+
+impl WitnessPath<'_> {
+    /// Records the matrices into `pk` and puts them on the GPU, then proves
+    /// witnesses there, each proof's bytes checked against the full path's
+    /// (`expected`).
+    fn bench(&self, name: &str, pk: &Arc<ProvingKey>, expected: &[u8], settings: &Settings, (r, s): (Fr, Fr)) -> Result<WitnessRuns> {
+        let Settings { warmup, runs, .. } = *settings;
+        let t = Instant::now();
+        let (matrices, _) = (self.record)()?;
+        let record_s = secs(t);
+        ensure!(pk.matrices.set(matrices).is_ok(), "{name}: the key had matrices already");
+        // Once per key, as the engine does when it warms a key: not a proof's time.
+        let t = Instant::now();
+        let gpu = GpuProver::acquire(pk).context("no CUDA device")??;
+        gpu.upload_matrices(pk.matrices.get().context("matrices")?)?;
+        ensure!(gpu.matrices_on_device(), "{name}: the matrices do not fit on the device");
+        drop(gpu);
+        let upload_s = secs(t);
+        let (mut synth, mut prove, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..warmup + runs {
+            let t = Instant::now();
+            let witness = (self.synthesize)()?;
+            let synth_s = secs(t);
+            let t = Instant::now();
+            let gpu = GpuProver::acquire(pk).context("no CUDA device")??;
+            let (proof, times) = groth16::prove_timed(&gpu, pk, witness, r, s)?;
+            let on_device = (gpu.matrices_on_device(), gpu.holds_witness());
+            drop(gpu);
+            let p = secs(t);
+            ensure!(proof.to_bytes()[..] == *expected, "cuzk {name}: the witness path's proof differs from the full path's");
+            ensure!(on_device == (true, true), "cuzk {name}: the matrices or the witness were not on the device");
+            eprintln!("{name}: cuzk witness run {i}: synthesis {synth_s:.3} s, prove {p:.3} s {times:?}");
+            if i >= warmup {
+                synth.push(synth_s);
+                prove.push(p);
+                steps.push(json!(times));
+            }
+        }
+        let prove_median_s = median(&prove);
+        let report = json!({
+            "record_s": record_s,
+            "matrices_upload_s": upload_s,
+            "synthesis_median_s": median(&synth),
+            "prove_only_median_s": prove_median_s,
+            "proof_bytes_equal_the_full_paths": true,
+            "runs_s": { "synthesis": synth, "prove_only": prove },
+            "prove_steps_s": steps,
+        });
+        Ok(WitnessRuns { prove_median_s, report })
+    }
+}
+
 /// `porep-2KiB`, `porep-32GiB`, or the log2 size of a synthetic circuit.
-fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path) -> Result<Value> {
+fn bench_named(which: &str, settings: &Settings) -> Result<Value> {
     match which {
         "porep-2KiB" => {
             let sector = sample::seal_sector_in_temp(RegisteredSealProof::StackedDrg2KiBV1_1, 21)?;
-            let c1 = porep::parse_c1(&sector.c1_json)?;
-            let circuit = first(porep::partition_circuits::<SectorShape2KiB>(c1.clone())?.circuits)?;
-            let pieces = first(porep::partition_pieces::<SectorShape2KiB>(c1)?.pieces)?;
-            let synth = || synthesize_pieces::<Synthesized, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE);
-            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
+            return bench_porep::<SectorShape2KiB>(which, porep::parse_c1(&sector.c1_json)?, settings);
         }
         "porep-32GiB" => {
             let c1 = random_vanilla::porep_c1(RegisteredSealProof::StackedDrg32GiBV1_1, 1)?;
-            let circuit = first(porep::partition_circuits::<SectorShape32GiB>(c1.clone())?.circuits)?;
-            let pieces = first(porep::partition_pieces::<SectorShape32GiB>(c1)?.pieces)?;
-            let synth = || synthesize_pieces::<Synthesized, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE);
-            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
+            return bench_porep::<SectorShape32GiB>(which, c1, settings);
         }
         "winning-32GiB" | "window-32GiB" => {
             let rp = if which == "winning-32GiB" {
@@ -331,7 +401,7 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             };
             let circuit = random_vanilla::post_circuit::<SectorShape32GiB>(rp, 1)?;
             let synth = || Ok(synthesize(circuit.clone())?);
-            return bench_circuit(which, || circuit.clone(), &synth, warmup, runs, cpu_max, tmp);
+            return bench_circuit(which, || circuit.clone(), &synth, None, settings);
         }
         "snap-32GiB" => {
             // Not Clone: rebuilt from its seed for every synthesis.
@@ -339,14 +409,30 @@ fn bench_named(which: &str, warmup: usize, runs: usize, cpu_max: u32, tmp: &Path
             let challenges = random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1)?.pub_params.challenge_count;
             let circuit = || random_vanilla::update_circuit::<SectorShape32GiB>(rp, 1).expect("built once already");
             let synth = || snap::synthesize_partition::<Synthesized, _>(circuit(), challenges);
-            return bench_circuit(which, circuit, &synth, warmup, runs, cpu_max, tmp);
+            return bench_circuit(which, circuit, &synth, None, settings);
         }
         _ => {}
     }
     let log: u32 = which.parse().with_context(|| format!("{which:?} is not porep-2KiB, porep-32GiB, winning-32GiB, window-32GiB, snap-32GiB or a log2 size"))?;
     let circuit = MulChain { start: Fr::from(3u64), links: (1usize << log) - 2 };
     let synth = || Ok(synthesize(circuit.clone())?);
-    bench_circuit(&format!("synthetic-2^{log}"), || circuit.clone(), &synth, warmup, runs, cpu_max, tmp)
+    bench_circuit(&format!("synthetic-2^{log}"), || circuit.clone(), &synth, None, settings)
+}
+
+/// Partition 0 of the PoRep of `c1`, through both of cuzk's paths.
+fn bench_porep<Tree: 'static + MerkleTreeTrait>(
+    which: &str,
+    c1: SealCommitPhase1Output,
+    settings: &Settings,
+) -> Result<Value> {
+    let circuit = first(porep::partition_circuits::<Tree>(c1.clone())?.circuits)?;
+    let pieces = first(porep::partition_pieces::<Tree>(c1)?.pieces)?;
+    let synth = || synthesize_pieces::<Synthesized, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE);
+    let witness = WitnessPath {
+        record: Box::new(|| synthesize_pieces::<Recorder, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE)?.finish()),
+        synthesize: Box::new(|| synthesize_pieces::<Witness, _>(pieces.clone(), porep::CHALLENGE_NAMESPACE)),
+    };
+    bench_circuit(which, || circuit.clone(), &synth, Some(&witness), settings)
 }
 
 /// Partition 0.
@@ -371,11 +457,12 @@ fn main() -> Result<()> {
         .collect();
     let tmp: PathBuf = std::env::var_os("CUZK_BENCH_TMP").map(Into::into).unwrap_or_else(std::env::temp_dir);
     std::fs::create_dir_all(&tmp)?;
+    let settings = Settings { warmup, runs, cpu_max, tmp: tmp.clone() };
     let device = gpu::devices().first().context("no usable CUDA device")?;
     let mut results = Vec::new();
     let mut all_ok = true;
     for which in proofs {
-        let r = catch_unwind(AssertUnwindSafe(|| bench_named(&which, warmup, runs, cpu_max, &tmp)));
+        let r = catch_unwind(AssertUnwindSafe(|| bench_named(&which, &settings)));
         let v = match r {
             Ok(Ok(v)) => v,
             Ok(Err(e)) => {

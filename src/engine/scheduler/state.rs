@@ -20,6 +20,7 @@ use crate::{
     engine::{
         bulk_pool,
         config::Config,
+        estimate,
         job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification},
         srs_cache,
         status::Counters,
@@ -63,7 +64,6 @@ pub(super) struct Job {
     /// keep its parameters in memory (an evicted SRS is freed at once).
     pub(super) key: Option<Arc<ProvingKey>>,
     pub(super) verification: Verification,
-    partition_bytes: u64,
     shares: usize,
     pub(super) proofs: Vec<Option<Proof>>,
     remaining: usize,
@@ -93,6 +93,8 @@ pub(super) struct State {
     pub(super) synthesizing_partitions: usize,
     /// Partitions being proved.
     pub(super) proving: ByRank,
+    /// The host bytes a partition under a key holds if it starts now.
+    pub(super) estimate: fn(&Config, &Arc<ProvingKey>) -> u64,
     /// Estimated bytes of the partitions between synthesis start and proof end.
     pub(super) in_flight_bytes: u64,
     pub(super) peak_in_flight_bytes: u64,
@@ -116,6 +118,7 @@ impl State {
             synthesizing: ByRank::default(),
             synthesizing_partitions: 0,
             proving: ByRank::default(),
+            estimate: estimate::partition_bytes_now,
             in_flight_bytes: 0,
             peak_in_flight_bytes: 0,
             synthesis_workers: 0,
@@ -127,7 +130,7 @@ impl State {
     }
 
     /// Queues `spec`'s partitions under the next job id.
-    pub(super) fn add_job(&mut self, spec: JobSpec, partition_bytes: u64) -> JobId {
+    pub(super) fn add_job(&mut self, spec: JobSpec) -> JobId {
         let id = JobId(self.next_job);
         self.next_job += 1;
         let count = spec.partitions.len();
@@ -142,7 +145,6 @@ impl State {
                 label: spec.label,
                 key: Some(spec.key),
                 verification: spec.verification,
-                partition_bytes,
                 shares: synthesis_shares(spec.kind, bulk_pool::threads()),
                 proofs: (0..count).map(|_| None).collect(),
                 remaining: count,
@@ -202,7 +204,10 @@ impl State {
             return None;
         }
         let key = *self.pending.keys().next()?;
-        let (bytes, shares) = self.jobs.get(&key.job).map_or((0, POOL_SHARES), |j| (j.partition_bytes, j.shares));
+        let (bytes, shares) = self
+            .jobs
+            .get(&key.job)
+            .map_or((0, POOL_SHARES), |j| (j.key.as_ref().map_or(0, |pk| (self.estimate)(&self.config, pk)), j.shares));
         if self.ahead_of(key.rank) + shares > self.config.ready_queue_depth * POOL_SHARES {
             return None;
         }
@@ -418,7 +423,8 @@ mod tests {
                 .collect(),
             verification: Verification::Required,
         };
-        st.add_job(spec, 1000)
+        st.estimate = |_, _| 1000;
+        st.add_job(spec)
     }
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.
