@@ -43,7 +43,7 @@ pub enum Priority {
 }
 
 impl Priority {
-    /// Position in the queues: 0 is served first.
+    /// A proof's rank for a GPU's steps (`priority_lock`): 0 is served first.
     pub(super) fn rank(self) -> u8 {
         match self {
             Priority::High => 0,

@@ -7,6 +7,7 @@
 //! overlaps proving of partition N, and more urgent work overtakes less urgent
 //! work at the next partition boundary.
 
+mod in_flight;
 mod state;
 mod workers;
 
@@ -118,28 +119,28 @@ impl Engine {
     }
 
     fn spawn_missing_workers(&self, st: &mut State) {
-        while st.synthesis_workers < state::synthesis_workers(&st.config) {
-            let (shared, id) = (self.shared.clone(), st.next_worker);
-            if let Err(e) = std::thread::Builder::new()
-                .name(format!("cuzk-synthesis-{id}"))
-                .spawn(move || synthesis_worker(&shared, id))
-            {
-                log::error!("cuzk: cannot start a synthesis worker: {e}");
-                break;
-            }
-            st.synthesis_workers += 1;
-            st.next_worker += 1;
+        let (synthesis, prover) = (state::synthesis_workers(&st.config), state::prover_workers(&st.config));
+        while st.workers.synthesis < synthesis && self.spawn(st, "synthesis", synthesis_worker) {
+            st.workers.synthesis += 1;
         }
-        while st.prover_workers < state::prover_workers(&st.config) {
-            let (shared, id) = (self.shared.clone(), st.next_worker);
-            if let Err(e) =
-                std::thread::Builder::new().name(format!("cuzk-prover-{id}")).spawn(move || prover_worker(&shared, id))
-            {
-                log::error!("cuzk: cannot start a prover worker: {e}");
-                break;
+        while st.workers.prover < prover && self.spawn(st, "prover", prover_worker) {
+            st.workers.prover += 1;
+        }
+    }
+
+    /// Starts thread `cuzk-{what}-{id}` running `work`; false (logged) when
+    /// the OS refuses it.
+    fn spawn(&self, st: &mut State, what: &str, work: fn(&Shared, usize)) -> bool {
+        let (shared, id) = (self.shared.clone(), st.workers.next);
+        match std::thread::Builder::new().name(format!("cuzk-{what}-{id}")).spawn(move || work(&shared, id)) {
+            Ok(_) => {
+                st.workers.next += 1;
+                true
             }
-            st.prover_workers += 1;
-            st.next_worker += 1;
+            Err(e) => {
+                log::error!("cuzk: cannot start a {what} worker: {e}");
+                false
+            }
         }
     }
 
@@ -147,7 +148,7 @@ impl Engine {
     /// this engine.
     pub fn partition_bytes(&self, pk: &Arc<ProvingKey>) -> u64 {
         let st = lock(&self.shared.state);
-        (st.estimate)(&st.config, pk)
+        (st.in_flight.estimate)(&st.config, pk)
     }
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.
@@ -240,8 +241,8 @@ impl Engine {
         EngineStatus {
             config: st.config.clone(),
             paused: st.paused,
-            synthesis_workers: st.synthesis_workers,
-            prover_workers: st.prover_workers,
+            synthesis_workers: st.workers.synthesis,
+            prover_workers: st.workers.prover,
             prover: if st.config.selected_gpus().is_empty() { "cpu" } else { "gpu" },
             pending_partitions: st.pending.len(),
             synthesizing: st.synthesizing_partitions,
@@ -250,8 +251,8 @@ impl Engine {
             memory: MemoryStatus {
                 host_budget_bytes: st.config.host_memory_budget,
                 keys_bytes: st.keys_bytes(),
-                partitions_in_flight_bytes: st.in_flight_bytes,
-                peak_partitions_in_flight_bytes: st.peak_in_flight_bytes,
+                partitions_in_flight_bytes: st.in_flight.bytes(),
+                peak_partitions_in_flight_bytes: st.in_flight.peak(),
             },
             jobs,
             counters: st.counters.clone(),

@@ -15,6 +15,7 @@ use std::{
 use anyhow::Result;
 use blstrs::Scalar as Fr;
 
+use super::in_flight::InFlight;
 use crate::{
     circuit::{segment_pieces_on, Assignment},
     engine::{
@@ -30,11 +31,24 @@ use crate::{
 };
 
 /// Position in the queues: most urgent first, then FIFO.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct QueueKey {
-    pub(super) rank: u8,
+    pub(super) priority: Priority,
     pub(super) job: JobId,
     pub(super) partition: usize,
+}
+
+impl Ord for QueueKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let order = |k: &Self| (std::cmp::Reverse(k.priority), k.job, k.partition);
+        order(self).cmp(&order(other))
+    }
+}
+
+impl PartialOrd for QueueKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// A partition `take_synthesis` handed to a synthesis worker: its work, the
@@ -80,6 +94,14 @@ impl Job {
     }
 }
 
+/// Worker threads running, and the id of the next one.
+#[derive(Default)]
+pub(super) struct WorkerCounts {
+    pub(super) synthesis: usize,
+    pub(super) prover: usize,
+    pub(super) next: usize,
+}
+
 pub(super) struct State {
     pub(super) config: Config,
     pub(super) paused: bool,
@@ -89,18 +111,12 @@ pub(super) struct State {
     pub(super) pending: BTreeMap<QueueKey, PartitionWork>,
     pub(super) ready: BTreeMap<QueueKey, Ready>,
     /// Partitions being synthesized, in `synthesis_shares`.
-    pub(super) synthesizing: ByRank,
+    pub(super) synthesizing: ByPriority,
     pub(super) synthesizing_partitions: usize,
     /// Partitions being proved.
-    pub(super) proving: ByRank,
-    /// The host bytes a partition under a key holds if it starts now.
-    pub(super) estimate: fn(&Config, &Arc<ProvingKey>) -> u64,
-    /// Estimated bytes of the partitions between synthesis start and proof end.
-    pub(super) in_flight_bytes: u64,
-    pub(super) peak_in_flight_bytes: u64,
-    pub(super) synthesis_workers: usize,
-    pub(super) prover_workers: usize,
-    pub(super) next_worker: usize,
+    pub(super) proving: ByPriority,
+    pub(super) in_flight: InFlight,
+    pub(super) workers: WorkerCounts,
     pub(super) counters: Counters,
     pub(super) timeline: Timeline,
 }
@@ -115,15 +131,11 @@ impl State {
             jobs: HashMap::new(),
             pending: BTreeMap::new(),
             ready: BTreeMap::new(),
-            synthesizing: ByRank::default(),
+            synthesizing: ByPriority::default(),
             synthesizing_partitions: 0,
-            proving: ByRank::default(),
-            estimate: estimate::partition_bytes_now,
-            in_flight_bytes: 0,
-            peak_in_flight_bytes: 0,
-            synthesis_workers: 0,
-            prover_workers: 0,
-            next_worker: 0,
+            proving: ByPriority::default(),
+            in_flight: InFlight::new(estimate::partition_bytes_now),
+            workers: WorkerCounts::default(),
             counters: Counters::default(),
             timeline: Timeline::default(),
         }
@@ -135,7 +147,7 @@ impl State {
         self.next_job += 1;
         let count = spec.partitions.len();
         for (partition, work) in spec.partitions.into_iter().enumerate() {
-            self.pending.insert(QueueKey { rank: spec.priority.rank(), job: id, partition }, work);
+            self.pending.insert(QueueKey { priority: spec.priority, job: id, partition }, work);
         }
         self.jobs.insert(
             id,
@@ -185,12 +197,12 @@ impl State {
         self.timeline.record(event);
     }
 
-    /// Shares of the partitions of priority rank `rank` or more urgent that
-    /// are ready or being synthesized: what a new partition of that rank
-    /// queues behind.
-    fn ahead_of(&self, rank: u8) -> usize {
-        let ready: usize = self.ready.iter().filter(|(k, _)| k.rank <= rank).map(|(_, r)| r.shares).sum();
-        self.synthesizing.as_or_more_urgent(rank) + ready
+    /// Shares of the partitions of `priority` or more urgent that are ready
+    /// or being synthesized: what a new partition of that priority queues
+    /// behind.
+    fn ahead_of(&self, priority: Priority) -> usize {
+        let ready: usize = self.ready.iter().filter(|(k, _)| k.priority >= priority).map(|(_, r)| r.shares).sum();
+        self.synthesizing.as_or_more_urgent(priority) + ready
     }
 
     /// The head of the queue, if a synthesis may start now: not paused, a slot
@@ -207,22 +219,22 @@ impl State {
         let (bytes, shares) = self
             .jobs
             .get(&key.job)
-            .map_or((0, POOL_SHARES), |j| (j.key.as_ref().map_or(0, |pk| (self.estimate)(&self.config, pk)), j.shares));
-        if self.ahead_of(key.rank) + shares > self.config.ready_queue_depth * POOL_SHARES {
+            .map_or((0, POOL_SHARES), |j| (j.key.as_ref().map_or(0, |pk| (self.in_flight.estimate)(&self.config, pk)), j.shares));
+        if self.ahead_of(key.priority) + shares > self.config.ready_queue_depth * POOL_SHARES {
             return None;
         }
         // Workers and memory kept for PoSt: C2 and SnapDeals never take them.
-        if !self.synthesizing.has_room_for(key.rank, shares, self.config.synthesis_threads, POOL_SHARES) {
+        if !self.synthesizing.has_room_for(key.priority, shares, self.config.synthesis_threads, POOL_SHARES) {
             return None;
         }
-        let reserve = if key.rank == Priority::Low.rank() { self.config.post_memory_reserve } else { 0 };
+        let reserve = if key.priority == Priority::Low { self.config.post_memory_reserve } else { 0 };
         let available = self
             .config
             .host_memory_budget
-            .saturating_sub(self.keys_bytes() + self.in_flight_bytes)
+            .saturating_sub(self.keys_bytes() + self.in_flight.bytes())
             .saturating_sub(reserve);
         if bytes > available {
-            if self.in_flight_bytes > 0 {
+            if self.in_flight.bytes() > 0 {
                 return None;
             }
             log::warn!(
@@ -232,9 +244,8 @@ impl State {
             );
         }
         let work = self.pending.remove(&key).expect("present");
-        self.in_flight_bytes += bytes;
-        self.peak_in_flight_bytes = self.peak_in_flight_bytes.max(self.in_flight_bytes);
-        self.synthesizing.add(key.rank, shares);
+        self.in_flight.admit(bytes);
+        self.synthesizing.add(key.priority, shares);
         self.synthesizing_partitions += 1;
         if let Some(job) = self.jobs.get_mut(&key.job) {
             if job.state == JobState::Queued {
@@ -246,7 +257,7 @@ impl State {
 
     /// A synthesis taken by `take_synthesis` ended.
     pub(super) fn synthesized(&mut self, key: QueueKey, shares: usize) {
-        self.synthesizing.remove(key.rank, shares);
+        self.synthesizing.remove(key.priority, shares);
         self.synthesizing_partitions -= 1;
     }
 
@@ -259,20 +270,20 @@ impl State {
             return None;
         }
         let workers = self.config.prover_workers;
-        let key = *self.ready.keys().find(|k| self.proving.has_room_for(k.rank, 1, workers, 1))?;
+        let key = *self.ready.keys().find(|k| self.proving.has_room_for(k.priority, 1, workers, 1))?;
         let ready = self.ready.remove(&key).expect("present");
-        self.proving.add(key.rank, 1);
+        self.proving.add(key.priority, 1);
         Some((key, ready))
     }
 
     /// A proof taken by `take_ready` ended.
     pub(super) fn proved(&mut self, key: QueueKey, bytes: u64) {
-        self.proving.remove(key.rank, 1);
+        self.proving.remove(key.priority, 1);
         self.release(bytes);
     }
 
     pub(super) fn release(&mut self, bytes: u64) {
-        self.in_flight_bytes -= bytes;
+        self.in_flight.release(bytes);
     }
 
     /// Ends job `id` with `error` unless it is already finished; its queued
@@ -311,29 +322,33 @@ impl State {
 
     /// Whether worker counts above the configuration ask this one to stop.
     pub(super) fn synthesis_worker_retires(&mut self) -> bool {
-        let retire = self.shutdown || self.synthesis_workers > synthesis_workers(&self.config);
+        let retire = self.shutdown || self.workers.synthesis > synthesis_workers(&self.config);
         if retire {
-            self.synthesis_workers -= 1;
+            self.workers.synthesis -= 1;
         }
         retire
     }
 
     pub(super) fn prover_worker_retires(&mut self) -> bool {
-        let retire = self.shutdown || self.prover_workers > prover_workers(&self.config);
+        let retire = self.shutdown || self.workers.prover > prover_workers(&self.config);
         if retire {
-            self.prover_workers -= 1;
+            self.workers.prover -= 1;
         }
         retire
     }
 }
 
 /// Workers beyond the configured counts (synthesis and prover alike) that
-/// only partitions of priority rank `rank` or more urgent may use: one for
-/// Window PoSt and Winning PoSt, one more for Winning PoSt. A PoSt arriving
-/// while C2 partitions occupy every thread (a minute each at 32 GiB) starts
-/// at once.
-fn reserved_workers(rank: u8) -> usize {
-    (Priority::Low.rank() - rank) as usize
+/// only partitions of `priority` or more urgent may use: one for Window
+/// PoSt and Winning PoSt, one more for Winning PoSt. A PoSt arriving while
+/// C2 partitions occupy every thread (a minute each at 32 GiB) starts at
+/// once.
+fn reserved_workers(priority: Priority) -> usize {
+    match priority {
+        Priority::High => 2,
+        Priority::Medium => 1,
+        Priority::Low => 0,
+    }
 }
 
 /// A whole synthesis pool's worth of work, in `synthesis_shares`.
@@ -356,33 +371,54 @@ fn synthesis_shares(kind: ProofKind, threads: usize) -> usize {
     }
 }
 
-/// Partitions at some stage by priority rank, in units: one per partition
+/// Partitions at some stage by priority, in units: one per partition
 /// proved, its shares per partition synthesized.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct ByRank([usize; 3]);
+pub(super) struct ByPriority {
+    low: usize,
+    medium: usize,
+    high: usize,
+}
 
-impl ByRank {
-    fn add(&mut self, rank: u8, units: usize) {
-        self.0[rank as usize] += units;
+impl ByPriority {
+    fn of(&mut self, priority: Priority) -> &mut usize {
+        match priority {
+            Priority::Low => &mut self.low,
+            Priority::Medium => &mut self.medium,
+            Priority::High => &mut self.high,
+        }
     }
 
-    pub(super) fn remove(&mut self, rank: u8, units: usize) {
-        self.0[rank as usize] -= units;
+    fn add(&mut self, priority: Priority, units: usize) {
+        *self.of(priority) += units;
+    }
+
+    pub(super) fn remove(&mut self, priority: Priority, units: usize) {
+        *self.of(priority) -= units;
+    }
+
+    /// Units of the priorities `which` picks.
+    fn sum(&self, which: impl Fn(Priority) -> bool) -> usize {
+        [(Priority::Low, self.low), (Priority::Medium, self.medium), (Priority::High, self.high)]
+            .into_iter()
+            .filter(|&(p, _)| which(p))
+            .map(|(_, units)| units)
+            .sum()
     }
 
     pub(super) fn total(&self) -> usize {
-        self.0.iter().sum()
+        self.sum(|_| true)
     }
 
-    fn as_or_more_urgent(&self, rank: u8) -> usize {
-        self.0[..=rank as usize].iter().sum()
+    fn as_or_more_urgent(&self, priority: Priority) -> usize {
+        self.sum(|p| p >= priority)
     }
 
-    /// Whether a partition of `rank` taking `units` fits: those of its rank
-    /// and less urgent ones share `configured` workers and the ones kept for
-    /// `rank`, of `per_worker` units each.
-    fn has_room_for(&self, rank: u8, units: usize, configured: usize, per_worker: usize) -> bool {
-        self.0[rank as usize..].iter().sum::<usize>() + units <= (configured + reserved_workers(rank)) * per_worker
+    /// Whether a partition of `priority` taking `units` fits: those of its
+    /// priority and less urgent ones share `configured` workers and the ones
+    /// kept for `priority`, of `per_worker` units each.
+    fn has_room_for(&self, priority: Priority, units: usize, configured: usize, per_worker: usize) -> bool {
+        self.sum(|p| p <= priority) + units <= (configured + reserved_workers(priority)) * per_worker
     }
 }
 
@@ -390,12 +426,12 @@ impl ByRank {
 /// at once (of the kind with the smallest share), and those kept for PoSt.
 pub(super) fn synthesis_workers(config: &Config) -> usize {
     let per_pool = POOL_SHARES / synthesis_shares(ProofKind::SnapDeals, bulk_pool::threads());
-    config.synthesis_threads * per_pool + reserved_workers(Priority::High.rank())
+    config.synthesis_threads * per_pool + reserved_workers(Priority::High)
 }
 
 /// All prover workers of the engine.
 pub(super) fn prover_workers(config: &Config) -> usize {
-    config.prover_workers + reserved_workers(Priority::High.rank())
+    config.prover_workers + reserved_workers(Priority::High)
 }
 
 #[cfg(test)]
@@ -423,7 +459,7 @@ mod tests {
                 .collect(),
             verification: Verification::Required,
         };
-        st.estimate = |_, _| 1000;
+        st.in_flight.estimate = |_, _| 1000;
         st.add_job(spec)
     }
 
@@ -447,7 +483,7 @@ mod tests {
         assert_eq!(key.job, high);
         assert_eq!(st.ready.keys().next().unwrap().job, low);
         assert!(st.take_synthesis().is_none());
-        assert_eq!(st.in_flight_bytes, 2000);
+        assert_eq!(st.in_flight.bytes(), 2000);
     }
 
     fn config(synthesis_threads: usize, post_memory_reserve: u64) -> Config {
@@ -535,10 +571,10 @@ mod tests {
         assert_eq!(prover_workers(&st.config), 3);
         // A Winning proof ends: its worker goes to the next Winning partition,
         // then the Window PoSt (one kept worker), never to C2.
-        st.proved(QueueKey { rank: 0, job: winning, partition: 0 }, 1000);
+        st.proved(QueueKey { priority: Priority::High, job: winning, partition: 0 }, 1000);
         assert_eq!(st.take_ready().unwrap().0.job, winning);
-        st.proved(QueueKey { rank: 0, job: winning, partition: 1 }, 1000);
-        st.proved(QueueKey { rank: 0, job: winning, partition: 2 }, 1000);
+        st.proved(QueueKey { priority: Priority::High, job: winning, partition: 1 }, 1000);
+        st.proved(QueueKey { priority: Priority::High, job: winning, partition: 2 }, 1000);
         assert_eq!(st.take_ready().unwrap().0.job, window);
         assert!(st.take_ready().is_none(), "the second Window partition waits: one worker is kept for Winning");
         st.proved(c2, 1000);
@@ -560,6 +596,6 @@ mod tests {
         st.config.host_memory_budget = st.keys_bytes() + 3000;
         assert_eq!(st.take_synthesis().unwrap().key.job, window);
         assert!(st.take_synthesis().is_none(), "the budget is spent");
-        assert_eq!(st.in_flight_bytes, 3000);
+        assert_eq!(st.in_flight.bytes(), 3000);
     }
 }

@@ -66,7 +66,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
             }))
             .unwrap_or_else(|p| Err(panic_error(p)))
         };
-        let result = if key.rank == Priority::Low.rank() { bulk_pool::install(synthesize) } else { synthesize() };
+        let result = if key.priority == Priority::Low { bulk_pool::install(synthesize) } else { synthesize() };
         let mut st = lock(&shared.state);
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
@@ -119,7 +119,7 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         let start = Instant::now();
         let ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget, gpu_fallback } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
-        let on = Placement { gpus: Some(&gpus), rank: key.rank, gpu_memory_budget };
+        let on = Placement { gpus: Some(&gpus), rank: key.priority.rank(), gpu_memory_budget };
         let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(gpu_fallback, on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
