@@ -227,15 +227,16 @@ impl Backend for GpuProver {
         let plan_in = |room| HPlan::fitting(room, domain).context("no device memory left for a witness's H step beside the circuit's matrices");
         plan_in(room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32))?;
         let mut z = on_device.new_witness(&step)?;
-        let mut step = if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
+        // The copies' time leaves out the wait for the device after them.
+        let (mut step, uploaded) = if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
             on_device.upload_witness(w, &mut z)?;
-            step
+            (step, start.elapsed().as_secs_f64())
         } else {
             drop(step);
             on_device.upload_witness(w, &mut z)?;
-            self.step()
+            let uploaded = start.elapsed().as_secs_f64();
+            (self.step(), uploaded)
         };
-        let uploaded = start.elapsed().as_secs_f64();
         let resumed = Instant::now();
         // Sized now: other proofs' memory may have come or gone meanwhile.
         let plan = plan_in(room(self.device, self.budget)?)?;
