@@ -11,6 +11,7 @@ pub mod ffi;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 pub mod groth16;
+mod panic_message;
 /// cbindgen:ignore
 #[cfg(any(feature = "cuda", test))]
 mod priority_lock;

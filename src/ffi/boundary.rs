@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use anyhow::Result;
 
 use super::types::*;
+use crate::panic_message::panic_message;
 
 /// A value a response carries: what it is on error, and how it is freed.
 pub trait CValue {
@@ -199,16 +200,6 @@ impl Response for Result_void_t {
     }
     fn into_parts(self) -> (slice_boxed_uint8_t, ()) {
         (self.error_msg, ())
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        format!("Rust panic: {s}")
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        format!("Rust panic: {s}")
-    } else {
-        "Rust panic: no unwind information".to_owned()
     }
 }
 

@@ -31,6 +31,7 @@ use super::{
 use crate::{
     api::{keys::KeyOf, porep, post, snap},
     engine::{self, is_cancelled, requests, Priority, ProofKind},
+    panic_message::panic_message,
 };
 
 /// A failed call: its code and message.
@@ -55,14 +56,8 @@ thread_local! {
 /// message the thread's last error, a panic `CUZK_INTERNAL_ERROR`.
 fn call(name: &str, body: impl FnOnce() -> Result<(), Failure>) -> cuzk_result_t {
     super::logging::init();
-    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(Failure { code: cuzk_result::CUZK_INTERNAL_ERROR, message: format!("Rust panic: {text}") })
-    });
+    let outcome = catch_unwind(AssertUnwindSafe(body))
+        .unwrap_or_else(|payload| Err(Failure { code: cuzk_result::CUZK_INTERNAL_ERROR, message: panic_message(payload.as_ref()) }));
     match outcome {
         Ok(()) => cuzk_result::CUZK_OK as i32,
         Err(f) => {

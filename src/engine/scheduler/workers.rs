@@ -29,15 +29,11 @@ use crate::{
         timeline::{ProofStages, Stage},
     },
     groth16::{random_rs, Proof, ProvingKey},
+    panic_message::panic_message,
 };
 
 fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".into());
-    anyhow!("panic: {text}")
+    anyhow!(panic_message(payload.as_ref()))
 }
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
