@@ -12,6 +12,3 @@ pub mod ffi;
 pub mod gpu;
 pub mod groth16;
 mod panic_message;
-/// cbindgen:ignore
-#[cfg(any(feature = "cuda", test))]
-mod priority_lock;

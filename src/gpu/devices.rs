@@ -9,7 +9,7 @@ use anyhow::Result;
 use once_cell::sync::Lazy;
 
 use super::sys::{self, check, GpuInfo};
-use crate::priority_lock::PriorityLock;
+use super::priority_lock::PriorityLock;
 
 pub struct Device {
     /// Index among the usable devices (what cuda/ calls `device`).

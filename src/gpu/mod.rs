@@ -5,6 +5,7 @@
 mod devices;
 mod direct;
 mod h_poly;
+mod priority_lock;
 mod prover;
 mod r1cs;
 mod resident;

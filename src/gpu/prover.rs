@@ -13,6 +13,7 @@ use group::Group;
 use super::{
     devices::{devices, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
+    priority_lock::PriorityGuard,
     r1cs::{DeviceMatrices, Selection},
     resident::{key_cached, key_on, room, DeviceKey, MsmHow},
     scalars::DeviceScalars,
@@ -25,7 +26,6 @@ use crate::{
         backend::{h_term_from_host_abc, msm_g1_picked_on_host},
         cpu, Backend, G1Query, HTerm, MsmScalars, ProvingKey,
     },
-    priority_lock::PriorityGuard,
 };
 
 /// Terms of one piece of the H MSM: a more urgent proof waits at most for

@@ -11,13 +11,11 @@ use blstrs::Scalar as Fr;
 
 use super::{
     devices::Device,
+    priority_lock::PriorityGuard,
     scalars::DeviceScalars,
     sys::{self, check, RawR1cs},
 };
-use crate::{
-    circuit::{Matrices, Witness},
-    priority_lock::PriorityGuard,
-};
+use crate::circuit::{Matrices, Witness};
 
 /// `Matrices` in a device's memory, with the columns of `z = inputs ++ aux`
 /// whose values are the A and B MSM scalars (`Selection`).

@@ -24,11 +24,12 @@ use once_cell::sync::{Lazy, OnceCell};
 use super::{
     devices::{devices, Device},
     h_poly::{witness_step_bytes, HPlan},
+    priority_lock::PriorityGuard,
     r1cs::DeviceMatrices,
     scalars::DeviceScalars,
     sys::{self, check, MsmSplit, RawQuery, SplitMode},
 };
-use crate::{circuit::Matrices, groth16::ProvingKey, priority_lock::PriorityGuard};
+use crate::{circuit::Matrices, groth16::ProvingKey};
 
 /// One query object of cuda/srs_msm.cuh, freed with its group's destructor.
 pub struct Query {

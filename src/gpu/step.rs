@@ -6,7 +6,7 @@ use std::{
     sync::MutexGuard,
 };
 
-use crate::priority_lock::PriorityGuard;
+use super::priority_lock::PriorityGuard;
 
 /// Where a step's hold on the device lives; dropping it ends the step (and
 /// for `Held`, only the step: the proof keeps the device).
