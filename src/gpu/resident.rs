@@ -10,7 +10,7 @@ use std::{
     ptr,
     sync::{
         atomic::{AtomicBool, Ordering},
-        Arc, Mutex, MutexGuard,
+        Arc, Mutex, MutexGuard, TryLockError,
     },
     time::Instant,
 };
@@ -314,9 +314,15 @@ pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>) -> Option<Arc<DeviceKey
 }
 
 /// Whether every usable device of index in `gpus` (at least one) holds
-/// `pk` with its recorded matrices (the cache's order untouched).
+/// `pk` with its recorded matrices (the cache's order untouched). The engine
+/// asks under its own lock: while a key uploads (the cache locked
+/// meanwhile) the answer is no, the larger estimate, rather than a wait.
 pub fn matrices_on_all(gpus: &[usize], pk: &Arc<ProvingKey>) -> bool {
-    let keys = keys();
+    let keys = match KEYS.try_lock() {
+        Ok(keys) => keys,
+        Err(TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(TryLockError::WouldBlock) => return false,
+    };
     let holds = |d: &Device| keys.iter().any(|k| k.device == d.index && Arc::ptr_eq(&k.pk, pk) && k.device_matrices().is_some());
     let mut among = devices().iter().filter(|d| usize::try_from(d.index).is_ok_and(|i| gpus.contains(&i))).peekable();
     among.peek().is_some() && among.all(holds)
