@@ -25,13 +25,21 @@ static POOL: Lazy<Option<ThreadPool>> = Lazy::new(|| {
 /// How much nicer than the thread that starts them the bulk threads run.
 const NICE_INCREMENT: i32 = 10;
 
+/// The calling thread's id, which `PRIO_PROCESS` takes for one thread on
+/// Linux.
+#[cfg(target_os = "linux")]
+fn this_thread() -> libc::id_t {
+    // SAFETY: gettid takes no argument and only returns the caller's id.
+    unsafe { libc::syscall(libc::SYS_gettid) as libc::id_t }
+}
+
 /// The calling thread's nice value (Linux: each thread has its own).
 #[cfg(target_os = "linux")]
 fn own_nice() -> i32 {
-    // SAFETY: gettid and getpriority only read this thread's id and priority.
-    // A failure gives -1, taken as the nice value: the thread then ends up
-    // at most as nice as asked, never less.
-    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t) }
+    // SAFETY: getpriority only reads this thread's priority. A failure gives
+    // -1, taken as the nice value: the thread then ends up at most as nice
+    // as asked, never less.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, this_thread()) }
 }
 
 fn lower_own_priority() {
@@ -40,7 +48,7 @@ fn lower_own_priority() {
         let nice = (own_nice() + NICE_INCREMENT).min(19);
         // SAFETY: only lowers this thread's own scheduling priority, which
         // needs no privilege; a failure leaves it as it was.
-        let set = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t, nice) };
+        let set = unsafe { libc::setpriority(libc::PRIO_PROCESS, this_thread(), nice) };
         if set != 0 {
             log::debug!("cuzk: a synthesis thread keeps its priority: {}", std::io::Error::last_os_error());
         }

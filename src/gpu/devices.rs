@@ -101,3 +101,8 @@ static DEVICES: Lazy<Vec<Device>> = Lazy::new(|| {
 pub fn devices() -> &'static [Device] {
     &DEVICES
 }
+
+/// The usable devices of index in `allowed` (`None`: all).
+pub fn devices_among(allowed: Option<&[usize]>) -> impl Iterator<Item = &'static Device> + '_ {
+    devices().iter().filter(move |d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
+}

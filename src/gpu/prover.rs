@@ -11,7 +11,7 @@ use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use group::Group;
 
 use super::{
-    devices::{devices, Device},
+    devices::{devices_among, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
     priority_lock::PriorityGuard,
     r1cs::{DeviceMatrices, Selection},
@@ -79,10 +79,7 @@ impl GpuProver {
         rank: u8,
         budget: Option<u64>,
     ) -> Option<Result<Self>> {
-        let device = devices()
-            .iter()
-            .filter(|d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
-            .min_by_key(|d| d.proofs.load(Ordering::Relaxed))?;
+        let device = devices_among(allowed).min_by_key(|d| d.proofs.load(Ordering::Relaxed))?;
         device.proofs.fetch_add(1, Ordering::Relaxed);
         // A new key is sized against the free memory under the device's
         // lock, so that no other proof's step holds working memory meanwhile.

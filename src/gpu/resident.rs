@@ -22,7 +22,7 @@ use group::Group;
 use once_cell::sync::{Lazy, OnceCell};
 
 use super::{
-    devices::{devices, Device},
+    devices::{devices_among, Device},
     h_poly::{witness_step_bytes, HPlan},
     priority_lock::PriorityGuard,
     r1cs::DeviceMatrices,
@@ -324,7 +324,7 @@ pub fn matrices_on_all(gpus: &[usize], pk: &Arc<ProvingKey>) -> bool {
         Err(TryLockError::WouldBlock) => return false,
     };
     let holds = |d: &Device| keys.iter().any(|k| k.device == d.index && Arc::ptr_eq(&k.pk, pk) && k.device_matrices().is_some());
-    let mut among = devices().iter().filter(|d| usize::try_from(d.index).is_ok_and(|i| gpus.contains(&i))).peekable();
+    let mut among = devices_among(Some(gpus)).peekable();
     among.peek().is_some() && among.all(holds)
 }
 

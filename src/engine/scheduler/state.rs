@@ -216,10 +216,8 @@ impl State {
             return None;
         }
         let key = *self.pending.keys().next()?;
-        let (bytes, shares) = self
-            .jobs
-            .get(&key.job)
-            .map_or((0, POOL_SHARES), |j| (j.key.as_ref().map_or(0, |pk| (self.in_flight.estimate)(&self.config, pk)), j.shares));
+        let job = self.jobs.get(&key.job);
+        let shares = job.map_or(POOL_SHARES, |j| j.shares);
         if self.ahead_of(key.priority) + shares > self.config.ready_queue_depth * POOL_SHARES {
             return None;
         }
@@ -227,6 +225,8 @@ impl State {
         if !self.synthesizing.has_room_for(key.priority, shares, self.config.synthesis_threads, POOL_SHARES) {
             return None;
         }
+        // Estimated only for a partition that may start: it asks the GPUs.
+        let bytes = job.and_then(|j| j.key.as_ref()).map_or(0, |pk| (self.in_flight.estimate)(&self.config, pk));
         let reserve = if key.priority == Priority::Low { self.config.post_memory_reserve } else { 0 };
         let available = self
             .config
