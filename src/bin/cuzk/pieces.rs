@@ -1,10 +1,12 @@
 //! `cuzk bench pieces`: how the synthesis of a partition scales over cores.
-//! One partition of random vanilla proofs of the sector's exact shape, either
-//! a PoRep partition in pieces (one per challenge, each after the shared
-//! commitments; see `circuit::synthesize_pieces`) or a SnapDeals partition
-//! (`api::snap::synthesize_partition`: ranges of its challenges). The
+//! One partition of random vanilla proofs of the sector's exact shape: a
+//! PoRep partition in pieces (one per challenge, each after the shared
+//! commitments; see `circuit::synthesize_pieces`), a SnapDeals partition
+//! (`api::snap::synthesize_partition`: ranges of its challenges) or a
+//! Winning or Window PoSt partition (whole, as the engine takes it: the
+//! stock circuit synthesizes its sectors apart on rayon's pool). The
 //! one-thread baseline is one PoRep piece alone (times the piece count) or
-//! the whole SnapDeals partition synthesized as bellperson does; then the
+//! the whole partition synthesized as bellperson does; then the
 //! whole partition (or CUZK_BENCH_AT_ONCE of them at once) on every thread
 //! of rayon's pool, CUZK_BENCH_RUNS times each. Prints JSON: each run's wall
 //! time, the process's user and system CPU seconds and minor page faults
@@ -22,8 +24,10 @@
 //! and B MSMs; with the `cuda` feature and a GPU, a, b, c evaluated on the
 //! device too (checked equal to the CPU's).
 //!
-//! env: CUZK_BENCH_PROOF (porep or snap; default porep), CUZK_BENCH_SECTOR
-//! (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS (default 3),
+//! env: CUZK_BENCH_PROOF (porep, snap, winning or window; default porep),
+//! CUZK_BENCH_SECTOR (2KiB, 512MiB or 32GiB; default 32GiB), CUZK_BENCH_RUNS
+//! (default 3), CUZK_BENCH_BASELINE (0 leaves out the one-thread baseline: a
+//! 32 GiB Window PoSt partition takes many minutes on one thread),
 //! CUZK_BENCH_AT_ONCE (partitions synthesized at once on the pool, as the
 //! engine's synthesis workers do; default 1), CUZK_BENCH_WITNESS,
 //! RAYON_NUM_THREADS.
@@ -34,11 +38,14 @@ use anyhow::{Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk::{
     api::{porep, random_vanilla, snap},
-    circuit::{segment_pieces, synthesize, synthesize_segments, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Witness},
+    circuit::{
+        segment_pieces, synthesize, synthesize_segments, Matrices, PartitionCircuit, Pieces, Recorder, Synthesized, Whole,
+        Witness,
+    },
 };
 use ff::Field;
 use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
-use filecoin_proofs_api::{RegisteredSealProof, RegisteredUpdateProof};
+use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
@@ -49,6 +56,7 @@ use crate::bench::{env_usize, median_at, usage};
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "32GiB".into());
     let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
+    use RegisteredPoStProof as Post;
     use RegisteredSealProof as Seal;
     use RegisteredUpdateProof as Update;
     match (proof.as_str(), sector.as_str()) {
@@ -58,7 +66,15 @@ pub fn run() -> Result<()> {
         ("snap", "2KiB") => snap_typed::<SectorShape2KiB>(&sector, Update::StackedDrg2KiBV1),
         ("snap", "512MiB") => snap_typed::<SectorShape512MiB>(&sector, Update::StackedDrg512MiBV1),
         ("snap", "32GiB") => snap_typed::<SectorShape32GiB>(&sector, Update::StackedDrg32GiBV1),
-        _ => anyhow::bail!("CUZK_BENCH_PROOF={proof:?} CUZK_BENCH_SECTOR={sector:?}: porep or snap, 2KiB, 512MiB or 32GiB"),
+        ("winning", "2KiB") => post_typed::<SectorShape2KiB>(&sector, &proof, Post::StackedDrgWinning2KiBV1),
+        ("winning", "512MiB") => post_typed::<SectorShape512MiB>(&sector, &proof, Post::StackedDrgWinning512MiBV1),
+        ("winning", "32GiB") => post_typed::<SectorShape32GiB>(&sector, &proof, Post::StackedDrgWinning32GiBV1),
+        ("window", "2KiB") => post_typed::<SectorShape2KiB>(&sector, &proof, Post::StackedDrgWindow2KiBV1_2),
+        ("window", "512MiB") => post_typed::<SectorShape512MiB>(&sector, &proof, Post::StackedDrgWindow512MiBV1_2),
+        ("window", "32GiB") => post_typed::<SectorShape32GiB>(&sector, &proof, Post::StackedDrgWindow32GiBV1_2),
+        _ => anyhow::bail!(
+            "CUZK_BENCH_PROOF={proof:?} CUZK_BENCH_SECTOR={sector:?}: porep, snap, winning or window; 2KiB, 512MiB or 32GiB"
+        ),
     }
 }
 
@@ -105,6 +121,14 @@ fn timed(
             Ok(row)
         })
         .collect()
+}
+
+/// `synthesize` on one thread `runs` times, unless CUZK_BENCH_BASELINE=0.
+fn baseline(single: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Result<usize> + Send + Sync) -> Result<Vec<Value>> {
+    match env_usize("CUZK_BENCH_BASELINE", 1)? {
+        0 => Ok(Vec::new()),
+        _ => timed(single, runs, 1, synthesize),
+    }
 }
 
 /// CUZK_BENCH_RUNS and CUZK_BENCH_AT_ONCE.
@@ -160,7 +184,7 @@ fn porep_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, seal: RegisteredSe
     eprintln!("pieces: {sector} PoRep partition of {} pieces: one piece on one thread, then all on {threads}", partition.len());
     let in_pieces = |pieces: &[_]| Pieces { pieces: pieces.to_vec(), namespace: porep::CHALLENGE_NAMESPACE };
     let full = |pieces: &[_]| Ok(in_pieces(pieces).synthesize_into::<Synthesized>()?.num_constraints());
-    let one_piece = timed(&single, runs, 1, || full(one))?;
+    let one_piece = baseline(&single, runs, || full(one))?;
     let whole = timed(&all, runs, at_once, || full(&partition))?;
     let witness = witness_mode(&all, runs, at_once, || Ok(in_pieces(&partition)), None)?;
     report(sector, "porep", partition.len(), threads, ("one_piece_one_thread", one_piece, partition.len()), whole, witness)
@@ -280,7 +304,7 @@ fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &st
     let (single, all) = pools()?;
     let threads = all.current_num_threads();
     eprintln!("pieces: {sector} SnapDeals partition of {challenges} challenges: on one thread as bellperson does, then in pieces on {threads}");
-    let one_thread = timed(&single, runs, 1, || Ok(synthesize(circuit()?)?.num_constraints()))?;
+    let one_thread = baseline(&single, runs, || Ok(synthesize(circuit()?)?.num_constraints()))?;
     let whole = timed(&all, runs, at_once, || Ok(snap::synthesize_partition::<Synthesized, _>(circuit()?, challenges)?.num_constraints()))?;
     let pieces = all.install(|| segment_pieces(challenges));
     let stock = || {
@@ -289,4 +313,18 @@ fn snap_typed<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(sector: &st
     };
     let witness = witness_mode(&all, runs, at_once, || Ok(snap::Partition { circuit: circuit()?, challenges }), Some(&stock))?;
     report(sector, "snap", pieces, threads, ("whole_one_thread", one_thread, 1), whole, witness)
+}
+
+fn post_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, proof: &str, rp: RegisteredPoStProof) -> Result<()> {
+    let (runs, at_once) = runs_at_once()?;
+    let circuit = random_vanilla::post_circuit::<Tree>(rp, 1)?;
+    let sectors = circuit.sectors.len();
+    let (single, all) = pools()?;
+    let threads = all.current_num_threads();
+    eprintln!("pieces: {sector} {rp:?} partition of {sectors} sectors: on one thread, then on {threads}");
+    let full = || Ok(Whole(circuit.clone()).synthesize_into::<Synthesized>()?.num_constraints());
+    let one_thread = baseline(&single, runs, full)?;
+    let whole = timed(&all, runs, at_once, full)?;
+    let witness = witness_mode(&all, runs, at_once, || Ok(Whole(circuit.clone())), None)?;
+    report(sector, proof, sectors, threads, ("whole_one_thread", one_thread, 1), whole, witness)
 }
