@@ -22,7 +22,7 @@ use cuzk::{
     api::prove::prove_circuits,
     circuit::{synthesize, MulChain, Whole},
     engine::{
-        is_cancelled, requests, synthesis_of,
+        is_cancelled, requests, synthesis_of, CallContext,
         timeline::{Event, Stage},
         Config, Engine, GpuFailure, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesisMode, Verification, WaitOutcome,
     },
@@ -409,7 +409,7 @@ fn sixty_four_concurrent_callers_get_their_own_verified_proofs() {
                 let circuits = vec![chain(100 + i, SMALL_LINKS), chain(200 + i, SMALL_LINKS)];
                 let inputs: Vec<Vec<Fr>> = circuits.iter().map(|c| vec![c.output()]).collect();
                 let kind = if i % 8 == 0 { ProofKind::WinningPost } else { ProofKind::PorepC2 };
-                let proofs = prove_circuits(kind, &SMALL_KEY, circuits, inputs.clone(), &format!("caller {i}")).unwrap();
+                let proofs = prove_circuits(&CallContext::blocking(), kind, &SMALL_KEY, circuits, inputs.clone(), &format!("caller {i}")).unwrap();
                 (proofs, inputs)
             })
         })
@@ -499,11 +499,11 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
     // A quick request: wait with a zero timeout, poll, then the bytes.
     let circuit = chain(7, SMALL_LINKS);
     let inputs = vec![vec![circuit.output()]];
-    let id = requests::submit(ProofKind::WinningPost, Priority::High, move || {
-        Ok(proof_bytes(prove_circuits(ProofKind::WinningPost, &SMALL_KEY, vec![circuit], inputs, "async")?))
+    let id = requests::submit(ProofKind::WinningPost, Priority::High, move |context| {
+        Ok(proof_bytes(prove_circuits(context, ProofKind::WinningPost, &SMALL_KEY, vec![circuit], inputs, "async")?))
     })
     .unwrap();
-    assert!(id > 0);
+    assert!(id.0 > 0);
     match requests::wait(id, None) {
         requests::Waited::Finished(r) => assert_eq!(r.unwrap().len(), 192),
         _ => panic!("no outcome"),
@@ -512,10 +512,10 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
 
     // A long one: cancelled while running; waiters learn at once, its engine
     // job stops.
-    let long = requests::submit(ProofKind::PorepC2, Priority::Low, || {
+    let long = requests::submit(ProofKind::PorepC2, Priority::Low, |context| {
         let circuits: Vec<MulChain> = (0..40).map(|k| chain(500 + k, LINKS)).collect();
         let inputs = circuits.iter().map(|c| vec![c.output()]).collect();
-        Ok(proof_bytes(prove_circuits(ProofKind::PorepC2, &KEY, circuits, inputs, "long")?))
+        Ok(proof_bytes(prove_circuits(context, ProofKind::PorepC2, &KEY, circuits, inputs, "long")?))
     })
     .unwrap();
     assert!(matches!(requests::wait(long, Some(Duration::from_millis(50))), requests::Waited::Pending));
@@ -524,6 +524,9 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
         let s = cuzk::engine::global().unwrap().status();
         s.jobs.iter().any(|j| j.label == "long" && j.proved > 0)
     });
+    // One id space: the request's id is its engine job's.
+    let status = cuzk::engine::global().unwrap().status();
+    assert_eq!(status.jobs.iter().find(|j| j.label == "long").map(|j| j.id), Some(long));
     assert!(requests::cancel(long));
     assert_eq!(requests::poll(long), Some(requests::RequestState::Cancelled));
     match requests::wait(long, Some(Duration::ZERO)) {
@@ -536,10 +539,10 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
     });
 
     // Release forgets a request without waiting.
-    let released = requests::submit(ProofKind::PorepC2, Priority::Low, || Ok(vec![1, 2, 3])).unwrap();
+    let released = requests::submit(ProofKind::PorepC2, Priority::Low, |_| Ok(vec![1, 2, 3])).unwrap();
     assert!(requests::release(released));
     assert!(requests::poll(released).is_none() && !requests::release(released));
-    let failing = requests::submit(ProofKind::SnapDeals, Priority::Low, || Err(anyhow!("bad input"))).unwrap();
+    let failing = requests::submit(ProofKind::SnapDeals, Priority::Low, |_| Err(anyhow!("bad input"))).unwrap();
     match requests::wait(failing, None) {
         requests::Waited::Finished(r) => assert_eq!(r.unwrap_err().to_string(), "bad input"),
         _ => panic!("no outcome"),
@@ -558,8 +561,8 @@ fn a_request_runs_at_its_own_priority() {
         let circuit = chain(900, SMALL_LINKS);
         let inputs = vec![vec![circuit.output()]];
         ids.push(
-            requests::submit(ProofKind::PorepC2, priority, move || {
-                Ok(proof_bytes(prove_circuits(ProofKind::PorepC2, &SMALL_KEY, vec![circuit], inputs, label)?))
+            requests::submit(ProofKind::PorepC2, priority, move |context| {
+                Ok(proof_bytes(prove_circuits(context, ProofKind::PorepC2, &SMALL_KEY, vec![circuit], inputs, label)?))
             })
             .unwrap(),
         );

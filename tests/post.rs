@@ -9,6 +9,7 @@ use common::shape;
 use cuzk::{
     api::{params, post, random_vanilla, sample},
     circuit::synthesize,
+    engine::CallContext,
 };
 use filecoin_proofs::{PoStType, SectorShape2KiB};
 use filecoin_proofs_api::{
@@ -68,7 +69,7 @@ fn random_post_circuits_have_the_sealed_sectors_shape() {
 fn winning_post_verifies_with_stock() {
     let f = fixture(31);
     let rp = RegisteredPoStProof::StackedDrgWinning2KiBV1;
-    let proof = post::post_with_vanilla(PoStType::Winning, rp, f.randomness, f.sector.prover_id, &[f.vanilla(rp)]).unwrap();
+    let proof = post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, rp, f.randomness, f.sector.prover_id, &[f.vanilla(rp)]).unwrap();
     assert_eq!(proof.len(), 192);
     assert!(stock::verify_winning_post(&f.randomness, &proof, &f.replicas(rp), f.sector.prover_id).unwrap());
     let mut other = f.randomness;
@@ -81,10 +82,10 @@ fn window_post_whole_and_per_partition_verify_with_stock() {
     let f = fixture(32);
     let rp = RegisteredPoStProof::StackedDrgWindow2KiBV1_2;
     let vanilla = vec![f.vanilla(rp)];
-    let whole = post::post_with_vanilla(PoStType::Window, rp, f.randomness, f.sector.prover_id, &vanilla).unwrap();
+    let whole = post::post_with_vanilla(&CallContext::blocking(), PoStType::Window, rp, f.randomness, f.sector.prover_id, &vanilla).unwrap();
     assert_eq!(whole.len(), 192);
     assert!(stock::verify_window_post(&f.randomness, &[(rp, &whole)], &f.replicas(rp), f.sector.prover_id).unwrap());
-    let part = post::single_window_post_with_vanilla(rp, f.randomness, f.sector.prover_id, &vanilla, 0).unwrap();
+    let part = post::single_window_post_with_vanilla(&CallContext::blocking(), rp, f.randomness, f.sector.prover_id, &vanilla, 0).unwrap();
     assert!(stock::verify_window_post(&f.randomness, &[(rp, &part)], &f.replicas(rp), f.sector.prover_id).unwrap());
 }
 
@@ -95,14 +96,14 @@ fn bad_post_inputs_are_errors() {
     let vanilla = f.vanilla(win);
     let pid = f.sector.prover_id;
     let err = |r: anyhow::Result<Vec<u8>>| format!("{:#}", r.unwrap_err());
-    assert!(err(post::post_with_vanilla(PoStType::Winning, window, f.randomness, pid, &[vanilla.clone()])).contains("not a Winning"));
-    assert!(err(post::post_with_vanilla(PoStType::Window, win, f.randomness, pid, &[vanilla.clone()])).contains("not a Window"));
-    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[])).contains("empty"));
-    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[vec![1, 2, 3]])).contains("not a"));
+    assert!(err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, window, f.randomness, pid, std::slice::from_ref(&vanilla))).contains("not a Winning"));
+    assert!(err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Window, win, f.randomness, pid, std::slice::from_ref(&vanilla))).contains("not a Window"));
+    assert!(err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, win, f.randomness, pid, &[])).contains("empty"));
+    assert!(err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, win, f.randomness, pid, &[vec![1, 2, 3]])).contains("not a"));
     let big = RegisteredPoStProof::StackedDrgWinning32GiBV1;
-    let msg = err(post::post_with_vanilla(PoStType::Winning, big, f.randomness, pid, &[vanilla.clone()]));
+    let msg = err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, big, f.randomness, pid, std::slice::from_ref(&vanilla)));
     assert!(msg.contains("vanilla"), "{msg}");
-    assert!(err(post::post_with_vanilla(PoStType::Winning, win, f.randomness, pid, &[vanilla.clone(), vanilla])).contains("takes 1"));
+    assert!(err(post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, win, f.randomness, pid, &[vanilla.clone(), vanilla])).contains("takes 1"));
 }
 
 mod c_abi {

@@ -45,7 +45,7 @@ fn c2_proves_from_recorded_matrices_kept_in_a_file_and_verifies_with_stock() {
     witness_mode();
     let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
     let s = common::sealed_2kib(71);
-    let proof = porep::seal_commit_phase2(&s.c1_json, s.sector_id, s.prover_id).unwrap();
+    let proof = porep::seal_commit_phase2(&engine::CallContext::blocking(), &s.c1_json, s.sector_id, s.prover_id).unwrap();
     assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
     let pk = KeyOf::Seal(rp).load().unwrap();
     let circuits = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&s.c1_json).unwrap()).unwrap();
@@ -60,7 +60,7 @@ fn c2_proves_from_recorded_matrices_kept_in_a_file_and_verifies_with_stock() {
 fn c2_matrices_file(rp: RegisteredSealProof) {
     let s = common::sealed_2kib(75);
     let prove = || {
-        let proof = porep::seal_commit_phase2(&s.c1_json, s.sector_id, s.prover_id).unwrap();
+        let proof = porep::seal_commit_phase2(&engine::CallContext::blocking(), &s.c1_json, s.sector_id, s.prover_id).unwrap();
         assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
     };
     let (path, key) = engine::synthesis::matrices_path(&KeyOf::Seal(rp).load().unwrap()).expect("a key read from a file");
@@ -107,7 +107,7 @@ fn post_and_snapdeals_prove_from_recorded_matrices_and_verify_with_stock() {
         let challenges = stock_post::generate_fallback_sector_challenges(rp, &randomness, &[sid], sector.prover_id).unwrap();
         let replica = PrivateReplicaInfo::new(rp, sector.comm_r, dir.join("cache"), dir.join("sealed"));
         let vanilla = vec![stock_post::generate_single_vanilla_proof(rp, sid, &replica, &challenges[&sid]).unwrap()];
-        let proof = post::post_with_vanilla(typ.clone(), rp, randomness, sector.prover_id, &vanilla).unwrap();
+        let proof = post::post_with_vanilla(&engine::CallContext::blocking(), typ.clone(), rp, randomness, sector.prover_id, &vanilla).unwrap();
         let replicas = [(sid, PublicReplicaInfo::new(rp, sector.comm_r))].into_iter().collect();
         let verified = match typ {
             PoStType::Winning => stock_post::verify_winning_post(&randomness, &proof, &replicas, sector.prover_id),
@@ -126,7 +126,7 @@ fn post_and_snapdeals_prove_from_recorded_matrices_and_verify_with_stock() {
 
     let u = sample::update_sector(&sector, &dir, 74).unwrap();
     let (comms, vanilla) = (u.commitments(), u.vanilla_proofs(&dir).unwrap());
-    let proof = snap::update_proof_with_vanilla(u.registered_proof, &vanilla, comms).unwrap();
+    let proof = snap::update_proof_with_vanilla(&engine::CallContext::blocking(), u.registered_proof, &vanilla, comms).unwrap();
     let verified =
         stock_update::verify_empty_sector_update_proof(u.registered_proof, &proof, u.comm_r_old, u.comm_r_new, u.comm_d_new);
     assert!(verified.unwrap(), "SnapDeals");

@@ -9,7 +9,7 @@ use std::{
 };
 
 use cuzk::engine::{
-    is_cancelled,
+    is_cancelled, JobId,
     requests::{self, RequestTimes},
     ProofKind,
 };
@@ -36,7 +36,7 @@ pub struct Finished {
 }
 
 struct Job {
-    engine_request: u64,
+    engine_request: JobId,
     kind: ProofKind,
     finished: watch::Receiver<Option<Finished>>,
 }

@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, ensure, Context, Result};
 use base64::Engine as _;
 use cuzk::{
     api::{porep, post, snap},
-    engine::{Priority, ProofKind as EngineKind},
+    engine::{CallContext, Priority, ProofKind as EngineKind},
     ffi,
 };
 use filecoin_proofs_api::{PoStType, RegisteredPoStProof};
@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::proto::{self, ProofKind};
 
 /// A whole proof call, giving the proof's bytes.
-pub type Call = Box<dyn FnOnce() -> Result<Vec<u8>> + Send>;
+pub type Call = Box<dyn FnOnce(&CallContext) -> Result<Vec<u8>> + Send>;
 
 /// A proof call ready to run, with what the engine schedules it by.
 pub struct Work {
@@ -103,7 +103,7 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
                 r.sector_number
             );
             let (sector, prover) = (r.sector_number, prover_id(r.miner_id));
-            (EngineKind::PorepC2, Box::new(move || porep::seal_commit_phase2_of(parsed, sector, prover)))
+            (EngineKind::PorepC2, Box::new(move |context: &CallContext| porep::seal_commit_phase2_of(context, parsed, sector, prover)))
         }
         ProofKind::SnapDealsUpdate => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one partition proof per partition");
@@ -114,14 +114,14 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
                 comm_d_new: bytes32(&r.comm_d_new, "comm_d_new")?,
             };
             let vanilla = r.vanilla_proofs;
-            (EngineKind::SnapDeals, Box::new(move || snap::update_proof_with_vanilla(rp, &vanilla, comms)))
+            (EngineKind::SnapDeals, Box::new(move |context: &CallContext| snap::update_proof_with_vanilla(context, rp, &vanilla, comms)))
         }
         ProofKind::WindowPostPartition => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one proof per sector of the partition");
             let rp = post_proof(&r, PoStType::Window)?;
             let randomness = bytes32(&r.randomness, "randomness")?;
             let (prover, partition, vanilla) = (prover_id(r.miner_id), r.partition_index as usize, r.vanilla_proofs);
-            let call = move || post::single_window_post_with_vanilla(rp, randomness, prover, &vanilla, partition);
+            let call = move |context: &CallContext| post::single_window_post_with_vanilla(context, rp, randomness, prover, &vanilla, partition);
             (EngineKind::WindowPost, Box::new(call))
         }
         ProofKind::WinningPost => {
@@ -129,7 +129,7 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
             let rp = post_proof(&r, PoStType::Winning)?;
             let randomness = bytes32(&r.randomness, "randomness")?;
             let (prover, vanilla) = (prover_id(r.miner_id), r.vanilla_proofs);
-            let call = move || post::post_with_vanilla(PoStType::Winning, rp, randomness, prover, &vanilla);
+            let call = move |context: &CallContext| post::post_with_vanilla(context, PoStType::Winning, rp, randomness, prover, &vanilla);
             (EngineKind::WinningPost, Box::new(call))
         }
     };

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use cuzk::{
     api::{params, porep, sample},
     circuit::{synthesize, MulChain},
+    engine::CallContext,
     groth16::synthetic_srs,
 };
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
@@ -25,7 +26,7 @@ pub fn write(out: &Path, work: &Path) -> Result<()> {
 
     seed("c1_output", "sealed-2kib", &sector.c1_json)?;
 
-    let proof = porep::seal_commit_phase2(&sector.c1_json, sector.sector_id, sector.prover_id)?;
+    let proof = porep::seal_commit_phase2(&CallContext::blocking(), &sector.c1_json, sector.sector_id, sector.prover_id)?;
     let s = &sector;
     let fields: [&[u8]; 6] = [&s.comm_r, &s.comm_d, &s.prover_id, &s.ticket, &s.seed, &s.sector_id.to_le_bytes()];
     seed("verify_seal", "valid", &[join(&fields, &[]), proof].concat())?;

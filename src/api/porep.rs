@@ -20,7 +20,7 @@ use super::shape::with_shape;
 use super::{keys::KeyOf, prove::prove_works, vanilla_check};
 use crate::{
     circuit::Pieces,
-    engine::{synthesis_of, ProofKind},
+    engine::{synthesis_of, CallContext, ProofKind},
     groth16::{Proof, PROOF_BYTES},
 };
 
@@ -34,14 +34,14 @@ pub fn parse_c1(bytes: &[u8]) -> Result<SealCommitPhase1Output> {
 
 /// `seal_commit_phase2`: the proof bytes stock returns (partitions x 192, or a
 /// SnarkPack aggregate for NI-PoRep), verified with the stock verifier.
-pub fn seal_commit_phase2(c1: &[u8], sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
-    seal_commit_phase2_of(parse_c1(c1)?, sector_id, prover_id)
+pub fn seal_commit_phase2(context: &CallContext, c1: &[u8], sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
+    seal_commit_phase2_of(context, parse_c1(c1)?, sector_id, prover_id)
 }
 
 /// `seal_commit_phase2` of a C1 output already parsed (`parse_c1`).
-pub fn seal_commit_phase2_of(c1: SealCommitPhase1Output, sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
+pub fn seal_commit_phase2_of(context: &CallContext, c1: SealCommitPhase1Output, sector_id: u64, prover_id: [u8; 32]) -> Result<Vec<u8>> {
     let (registered, comm_r, comm_d, ticket, seed) = (c1.registered_proof, c1.comm_r, c1.comm_d, c1.ticket, c1.seed);
-    let circuit_proofs = circuit_proofs(c1)?;
+    let circuit_proofs = circuit_proofs(context, c1)?;
     let proof = if registered.feature_enabled(ApiFeature::NonInteractivePoRep) {
         filecoin_proofs_api::seal::aggregate_seal_commit_proofs(
             registered,
@@ -71,14 +71,14 @@ pub fn seal_commit_phase2_of(c1: SealCommitPhase1Output, sector_id: u64, prover_
 
 /// `seal_commit_phase2_circuit_proofs`: the raw partition proofs, each verified
 /// against the public inputs derived from the C1 output.
-pub fn seal_commit_phase2_circuit_proofs(c1: &[u8]) -> Result<Vec<u8>> {
-    circuit_proofs(parse_c1(c1)?)
+pub fn seal_commit_phase2_circuit_proofs(context: &CallContext, c1: &[u8]) -> Result<Vec<u8>> {
+    circuit_proofs(context, parse_c1(c1)?)
 }
 
-fn circuit_proofs(c1: SealCommitPhase1Output) -> Result<Vec<u8>> {
+fn circuit_proofs(context: &CallContext, c1: SealCommitPhase1Output) -> Result<Vec<u8>> {
     ensure!(c1.registered_proof.major_version() == 1, "unsupported seal proof version");
     let size = u64::from(c1.registered_proof.sector_size());
-    let proofs = with_shape!(size, prove_partitions, c1)?;
+    let proofs = with_shape!(size, prove_partitions, context, c1)?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());
@@ -245,11 +245,11 @@ fn build_with<Tree: 'static + MerkleTreeTrait, C>(
     Ok((registered_proof, pieces, partition_inputs))
 }
 
-fn prove_partitions<Tree: 'static + MerkleTreeTrait>(c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
+fn prove_partitions<Tree: 'static + MerkleTreeTrait>(context: &CallContext, c1: SealCommitPhase1Output) -> Result<Vec<Proof>> {
     let PartitionPieces { registered_proof, pieces, public_inputs } = partition_pieces::<Tree>(c1)?;
     let pk = KeyOf::Seal(registered_proof).load()?;
     let synthesize = pieces.into_iter().map(|pieces| synthesis_of(Pieces { pieces, namespace: CHALLENGE_NAMESPACE }));
-    prove_works(ProofKind::PorepC2, &pk, synthesize.collect(), public_inputs, &format!("{registered_proof:?}"))
+    prove_works(context, ProofKind::PorepC2, &pk, synthesize.collect(), public_inputs, &format!("{registered_proof:?}"))
 }
 
 /// The seal proof types of the C ABI, in the order of its enum values.

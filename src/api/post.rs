@@ -18,7 +18,10 @@ use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, Fal
 use rayon::prelude::*;
 
 use super::{keys::KeyOf, prove::prove_circuits, shape::with_shape, vanilla_check};
-use crate::{engine::ProofKind, groth16::PROOF_BYTES};
+use crate::{
+    engine::{CallContext, ProofKind},
+    groth16::PROOF_BYTES,
+};
 
 /// Which proof of a PoSt type to build.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +35,7 @@ pub enum Scope {
 /// `generate_winning_post_with_vanilla` (`typ` Winning) or
 /// `generate_window_post_with_vanilla` (`typ` Window, all partitions concatenated).
 pub fn post_with_vanilla(
+    context: &CallContext,
     typ: PoStType,
     rp: RegisteredPoStProof,
     randomness: [u8; 32],
@@ -39,11 +43,12 @@ pub fn post_with_vanilla(
     vanilla: &[Vec<u8>],
 ) -> Result<Vec<u8>> {
     ensure!(rp.typ() == typ, "{rp:?} is not a {typ:?} PoSt proof type");
-    fallback_post(rp, randomness, prover_id, vanilla, Scope::All)
+    fallback_post(context, rp, randomness, prover_id, vanilla, Scope::All)
 }
 
 /// `generate_single_window_post_with_vanilla`: the 192-byte proof of one partition.
 pub fn single_window_post_with_vanilla(
+    context: &CallContext,
     rp: RegisteredPoStProof,
     randomness: [u8; 32],
     prover_id: [u8; 32],
@@ -51,7 +56,7 @@ pub fn single_window_post_with_vanilla(
     partition_index: usize,
 ) -> Result<Vec<u8>> {
     ensure!(rp.typ() == PoStType::Window, "{rp:?} is not a Window PoSt proof type");
-    fallback_post(rp, randomness, prover_id, vanilla, Scope::Partition(partition_index))
+    fallback_post(context, rp, randomness, prover_id, vanilla, Scope::Partition(partition_index))
 }
 
 /// A sealed replica a PoSt reads: `filecoin_proofs_api::PrivateReplicaInfo`
@@ -74,6 +79,7 @@ pub struct Replica {
 /// against its commitments fails the call with
 /// `storage_proofs_core::error::Error::FaultySectors` listing every such sector.
 pub fn post_from_replicas(
+    context: &CallContext,
     typ: PoStType,
     randomness: [u8; 32],
     prover_id: [u8; 32],
@@ -91,7 +97,7 @@ pub fn post_from_replicas(
     }
     let size = u64::from(rp.sector_size());
     let vanilla = with_shape!(size, replica_vanilla_proofs, rp, randomness, prover_id, replicas)?;
-    Ok((rp, fallback_post(rp, randomness, prover_id, &vanilla, Scope::All)?))
+    Ok((rp, fallback_post(context, rp, randomness, prover_id, &vanilla, Scope::All)?))
 }
 
 /// The vanilla proof of every replica, in sector order (bincode, as
@@ -156,6 +162,7 @@ pub fn faulty_sectors(e: &anyhow::Error) -> Vec<u64> {
 }
 
 fn fallback_post(
+    context: &CallContext,
     rp: RegisteredPoStProof,
     randomness: [u8; 32],
     prover_id: [u8; 32],
@@ -163,7 +170,7 @@ fn fallback_post(
     scope: Scope,
 ) -> Result<Vec<u8>> {
     let size = u64::from(rp.sector_size());
-    with_shape!(size, fallback_post_typed, rp, randomness, prover_id, vanilla, scope)
+    with_shape!(size, fallback_post_typed, context, rp, randomness, prover_id, vanilla, scope)
 }
 
 fn partitions_for_window(sectors: usize, config: &PoStConfig) -> Option<usize> {
@@ -172,6 +179,7 @@ fn partitions_for_window(sectors: usize, config: &PoStConfig) -> Option<usize> {
 }
 
 fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
+    context: &CallContext,
     rp: RegisteredPoStProof,
     randomness: [u8; 32],
     prover_id: [u8; 32],
@@ -184,7 +192,7 @@ fn fallback_post_typed<Tree: 'static + MerkleTreeTrait>(
         PoStType::Winning => ProofKind::WinningPost,
         PoStType::Window => ProofKind::WindowPost,
     };
-    let proofs = prove_circuits(kind, &pk, circuits, public_inputs, &format!("{rp:?}"))?;
+    let proofs = prove_circuits(context, kind, &pk, circuits, public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());

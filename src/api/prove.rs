@@ -12,14 +12,15 @@ use blstrs::Scalar as Fr;
 
 use crate::{
     circuit::Whole,
-    engine::{self, synthesis_of, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification},
+    engine::{self, synthesis_of, CallContext, JobSpec, PartitionWork, ProofKind, SynthesizeFn, Verification},
     groth16::{Proof, ProvingKey},
 };
 
 /// Proves `circuits[k]` with public inputs `public_inputs[k]` (without the
-/// leading one) under `pk` as a job of `kind`; `what` names the proof type in
-/// errors and logs.
+/// leading one) under `pk` as a job of `kind` in `context`; `what` names the
+/// proof type in errors and logs.
 pub fn prove_circuits<C: Circuit<Fr> + Send + 'static>(
+    context: &CallContext,
     kind: ProofKind,
     pk: &Arc<ProvingKey>,
     circuits: Vec<C>,
@@ -27,11 +28,12 @@ pub fn prove_circuits<C: Circuit<Fr> + Send + 'static>(
     what: &str,
 ) -> Result<Vec<Proof>> {
     let synthesize = circuits.into_iter().map(|circuit| synthesis_of(Whole(circuit))).collect();
-    prove_works(kind, pk, synthesize, public_inputs, what)
+    prove_works(context, kind, pk, synthesize, public_inputs, what)
 }
 
 /// As `prove_circuits`, each partition given by how to synthesize it.
 pub fn prove_works(
+    context: &CallContext,
     kind: ProofKind,
     pk: &Arc<ProvingKey>,
     synthesize: Vec<SynthesizeFn>,
@@ -44,7 +46,7 @@ pub fn prove_works(
         .zip(public_inputs)
         .map(|(synthesize, public_inputs)| PartitionWork { synthesize, public_inputs })
         .collect();
-    engine::prove(JobSpec {
+    engine::prove(context, JobSpec {
         kind,
         priority: kind.default_priority(),
         label: what.to_owned(),

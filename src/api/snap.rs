@@ -22,7 +22,7 @@ use storage_proofs_update::{
 use super::{keys::KeyOf, prove::prove_works, shape::with_shape, vanilla_check, snap_circuit::{UpdateCircuit, CHALLENGE_NAMESPACE}};
 use crate::{
     circuit::{segment_pieces, synthesize_pieces, Joinable, PartitionCircuit},
-    engine::{synthesis_of, ProofKind},
+    engine::{synthesis_of, CallContext, ProofKind},
     groth16::PROOF_BYTES,
 };
 
@@ -114,12 +114,13 @@ pub fn synthesize_partition<J: Joinable, Tree: 'static + MerkleTreeTrait<Hasher 
 /// `generate_empty_sector_update_proof_with_vanilla`: one serialized
 /// `PartitionProof` per partition, in partition order.
 pub fn update_proof_with_vanilla(
+    context: &CallContext,
     rp: RegisteredUpdateProof,
     vanilla: &[Vec<u8>],
     comms: UpdateCommitments,
 ) -> Result<Vec<u8>> {
     let size = u64::from(rp.sector_size());
-    with_shape!(size, prove_update, rp, vanilla, comms)
+    with_shape!(size, prove_update, context, rp, vanilla, comms)
 }
 
 /// The files of an updated sector: the sector key (the old replica), the
@@ -151,11 +152,12 @@ pub fn partition_vanilla_proofs(rp: RegisteredUpdateProof, comms: UpdateCommitme
 
 /// `generate_empty_sector_update_proof`: the vanilla proofs read from the sector
 /// key and the updated replica by stock, then the SNARKs by cuzk.
-pub fn update_proof(rp: RegisteredUpdateProof, comms: UpdateCommitments, files: &UpdateFiles) -> Result<Vec<u8>> {
-    update_proof_with_vanilla(rp, &partition_vanilla_proofs(rp, comms, files)?, comms)
+pub fn update_proof(context: &CallContext, rp: RegisteredUpdateProof, comms: UpdateCommitments, files: &UpdateFiles) -> Result<Vec<u8>> {
+    update_proof_with_vanilla(context, rp, &partition_vanilla_proofs(rp, comms, files)?, comms)
 }
 
 fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
+    context: &CallContext,
     rp: RegisteredUpdateProof,
     vanilla: &[Vec<u8>],
     comms: UpdateCommitments,
@@ -163,7 +165,7 @@ fn prove_update<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     let UpdateCircuits { circuits, public_inputs, challenges } = partition_circuits::<Tree>(rp, vanilla, comms)?;
     let pk = KeyOf::Update(rp).load()?;
     let synthesize = circuits.into_iter().map(|circuit| synthesis_of(Partition { circuit, challenges }));
-    let proofs = prove_works(ProofKind::SnapDeals, &pk, synthesize.collect(), public_inputs, &format!("{rp:?}"))?;
+    let proofs = prove_works(context, ProofKind::SnapDeals, &pk, synthesize.collect(), public_inputs, &format!("{rp:?}"))?;
     let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
     for p in &proofs {
         out.extend_from_slice(&p.to_bytes());

@@ -14,6 +14,7 @@ pub mod srs_cache;
 pub mod synthesis;
 pub mod status;
 pub mod timeline;
+mod wait;
 
 use std::{path::Path, sync::Arc};
 
@@ -25,6 +26,7 @@ pub use job::{
     is_cancelled, synthesis_of, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Synthesis, SynthesisKind,
     SynthesizeFn, Verification,
 };
+pub use requests::CallContext;
 pub use scheduler::{Engine, WaitOutcome};
 
 use crate::groth16::{Proof, ProvingKey};
@@ -57,11 +59,8 @@ pub fn proving_key(id: &str, stock_path: &Path) -> Result<Arc<ProvingKey>> {
     srs_cache::get(id, &global()?.config().params_path(stock_path))
 }
 
-/// Proves `spec` on the global engine and waits for its verified proofs. The
-/// priority is the current asynchronous request's, if this thread runs one.
-pub fn prove(mut spec: JobSpec) -> Result<Vec<Proof>> {
-    if let Some(priority) = requests::current_priority() {
-        spec.priority = priority;
-    }
-    requests::run_job(global()?, spec)
+/// Proves `spec` on the global engine under `context` and waits for its
+/// verified proofs.
+pub fn prove(context: &CallContext, spec: JobSpec) -> Result<Vec<Proof>> {
+    context.prove(global()?, spec)
 }

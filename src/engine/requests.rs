@@ -1,19 +1,16 @@
 //! Asynchronous proof requests, the jobs of the `cuzk_*` C API: a request runs
 //! a whole proof call (parse the inputs, build the circuits, prove through the
 //! engine, assemble and self-verify, exactly as the blocking entry point does)
-//! on a thread of its own, with its priority and cancellation in a
-//! thread-local context that `prove_circuits` reads when it hands the
-//! partitions to the engine. Waiting for a finished request hands its output
-//! over and forgets the request.
+//! on a thread of its own, under a `CallContext` that gives its partitions the
+//! request's priority and cancellation. A request's id is the id of the
+//! engine job its partitions become (reserved when it is submitted), so the
+//! status report and the C API speak of one job. Waiting for a finished
+//! request hands its output over and forgets the request.
 
 use std::{
-    cell::RefCell,
     collections::HashMap,
     panic::{catch_unwind, AssertUnwindSafe},
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc, Condvar, Mutex, MutexGuard,
-    },
+    sync::{Arc, Condvar, Mutex, MutexGuard},
     time::{Duration, Instant},
 };
 
@@ -24,7 +21,7 @@ use serde::Serialize;
 use super::{
     job::{Cancelled, JobId, JobSpec, ProofKind},
     scheduler::{Engine, WaitOutcome},
-    Priority,
+    wait, Priority,
 };
 use crate::groth16::Proof;
 
@@ -38,6 +35,7 @@ pub enum RequestState {
 }
 
 struct Request {
+    id: JobId,
     kind: ProofKind,
     priority: Priority,
     submitted: Instant,
@@ -49,9 +47,7 @@ struct Request {
 struct Inner {
     outcome: Option<Result<Vec<u8>>>,
     cancelled: bool,
-    /// The engine jobs this request submitted (cancelled with it).
-    engine_jobs: Vec<JobId>,
-    /// When its first partitions were handed to the engine.
+    /// When its partitions were handed to the engine.
     handed_over: Option<Instant>,
     /// Where its time went, once finished.
     times: Option<RequestTimes>,
@@ -89,30 +85,69 @@ impl Request {
     }
 }
 
-static REQUESTS: Lazy<Mutex<HashMap<u64, Arc<Request>>>> = Lazy::new(Default::default);
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+static REQUESTS: Lazy<Mutex<HashMap<JobId, Arc<Request>>>> = Lazy::new(Default::default);
 
-thread_local! {
-    static CURRENT: RefCell<Option<Arc<Request>>> = const { RefCell::new(None) };
-}
-
-fn table() -> MutexGuard<'static, HashMap<u64, Arc<Request>>> {
+fn table() -> MutexGuard<'static, HashMap<JobId, Arc<Request>>> {
     REQUESTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn find(id: u64) -> Option<Arc<Request>> {
+fn find(id: JobId) -> Option<Arc<Request>> {
     table().get(&id).cloned()
 }
 
+/// What a proof call runs under: a request's call proves at the request's
+/// priority, as the engine job of the request's id, and stops when the
+/// request is cancelled; a blocking call (`CallContext::blocking`) proves at
+/// the priority its job asks for and runs to the end.
+#[derive(Clone, Default)]
+pub struct CallContext {
+    request: Option<Arc<Request>>,
+}
+
+impl CallContext {
+    pub fn blocking() -> Self {
+        CallContext::default()
+    }
+
+    /// Submits `spec` to `engine` and waits for its proofs.
+    pub fn prove(&self, engine: &Engine, mut spec: JobSpec) -> Result<Vec<Proof>> {
+        let Some(request) = &self.request else { return proofs_of(engine, engine.submit(spec)?) };
+        spec.priority = request.priority;
+        if request.lock().cancelled {
+            return Err(anyhow!(Cancelled));
+        }
+        let handed_over = Instant::now();
+        let job = engine.submit_as(request.id, spec)?;
+        let cancelled = {
+            let mut inner = request.lock();
+            inner.handed_over.get_or_insert(handed_over);
+            inner.cancelled
+        };
+        // A cancel that came before the job existed could not reach it.
+        if cancelled {
+            engine.cancel(job);
+        }
+        proofs_of(engine, job)
+    }
+}
+
+fn proofs_of(engine: &Engine, job: JobId) -> Result<Vec<Proof>> {
+    match engine.wait(job, None) {
+        WaitOutcome::Finished(result) => result,
+        WaitOutcome::Pending | WaitOutcome::Unknown => Err(anyhow!("the engine lost job {}", job.0)),
+    }
+}
+
 /// Starts `work` (a whole proof call returning its output bytes) as request
-/// of `kind` at `priority`; returns its id (never 0).
+/// of `kind` at `priority`; returns its id, an engine job id.
 pub fn submit(
     kind: ProofKind,
     priority: Priority,
-    work: impl FnOnce() -> Result<Vec<u8>> + Send + 'static,
-) -> Result<u64> {
-    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    work: impl FnOnce(&CallContext) -> Result<Vec<u8>> + Send + 'static,
+) -> Result<JobId> {
+    let id = super::global()?.reserve();
     let request = Arc::new(Request {
+        id,
         kind,
         priority,
         submitted: Instant::now(),
@@ -120,10 +155,11 @@ pub fn submit(
         finished: Condvar::new(),
     });
     table().insert(id, request.clone());
-    let spawned = std::thread::Builder::new().name(format!("cuzk-request-{id}")).spawn(move || {
-        CURRENT.with(|c| *c.borrow_mut() = Some(request.clone()));
-        let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(anyhow!("the proof call panicked")));
-        CURRENT.with(|c| *c.borrow_mut() = None);
+    let spawned = std::thread::Builder::new().name(format!("cuzk-request-{}", id.0)).spawn(move || {
+        let context = CallContext { request: Some(request.clone()) };
+        let outcome = catch_unwind(AssertUnwindSafe(|| work(&context)))
+            .unwrap_or_else(|_| Err(anyhow!("the proof call panicked")));
+        drop(context);
         let mut inner = request.lock();
         // A cancelled request already holds its `Cancelled` outcome.
         if inner.outcome.is_none() {
@@ -148,7 +184,7 @@ fn times(request: &Request, inner: &Inner) -> RequestTimes {
     };
     let setup = handed_over.saturating_duration_since(request.submitted);
     let Ok(engine) = super::global() else { return RequestTimes { setup, ..Default::default() } };
-    let (spans, origin) = engine.spans_of(&inner.engine_jobs);
+    let (spans, origin) = engine.spans_of(&[request.id]);
     let queue_wait = spans.first_synthesis.map_or(Duration::ZERO, |at| (origin + at).saturating_duration_since(handed_over));
     RequestTimes { setup, queue_wait, synthesis: spans.synthesis, proving: spans.proving }
 }
@@ -162,41 +198,32 @@ pub enum Waited {
 }
 
 /// Waits up to `timeout` (`None`: without limit) for request `id`.
-pub fn wait(id: u64, timeout: Option<Duration>) -> Waited {
+pub fn wait(id: JobId, timeout: Option<Duration>) -> Waited {
     wait_timed(id, timeout).0
 }
 
 /// As `wait`, with where a finished request's time went.
-pub fn wait_timed(id: u64, timeout: Option<Duration>) -> (Waited, Option<RequestTimes>) {
+pub fn wait_timed(id: JobId, timeout: Option<Duration>) -> (Waited, Option<RequestTimes>) {
     let Some(request) = find(id) else { return (Waited::Unknown, None) };
-    let deadline = timeout.map(|t| Instant::now() + t);
-    let mut inner = request.lock();
-    while inner.outcome.is_none() {
-        inner = match deadline {
-            None => request.finished.wait(inner).unwrap_or_else(|e| e.into_inner()),
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return (Waited::Pending, None);
-                }
-                request.finished.wait_timeout(inner, left).unwrap_or_else(|e| e.into_inner()).0
+    let finished = wait::until(&request.finished, request.lock(), timeout, |inner| {
+        inner.outcome.is_some().then(|| {
+            // Only the waiter that removes the request takes its outcome.
+            match table().remove(&id) {
+                Some(_) => (Waited::Finished(inner.outcome.take().expect("checked")), inner.times),
+                None => (Waited::Unknown, None),
             }
-        };
-    }
-    // Only the waiter that removes the request takes its outcome.
-    if table().remove(&id).is_none() {
-        return (Waited::Unknown, None);
-    }
-    (Waited::Finished(inner.outcome.take().expect("checked")), inner.times)
+        })
+    });
+    finished.unwrap_or((Waited::Pending, None))
 }
 
-pub fn poll(id: u64) -> Option<RequestState> {
+pub fn poll(id: JobId) -> Option<RequestState> {
     find(id).map(|r| r.state())
 }
 
 /// Cancels request `id`: waiters get a `Cancelled` error at once, its engine
 /// jobs stop at their next partition boundary. False if unknown or finished.
-pub fn cancel(id: u64) -> bool {
+pub fn cancel(id: JobId) -> bool {
     let Some(request) = find(id) else { return false };
     let mut inner = request.lock();
     if inner.outcome.is_some() {
@@ -204,19 +231,16 @@ pub fn cancel(id: u64) -> bool {
     }
     inner.cancelled = true;
     inner.outcome = Some(Err(anyhow!(Cancelled)));
-    let jobs = inner.engine_jobs.clone();
     drop(inner);
     if let Ok(engine) = super::global() {
-        for job in jobs {
-            engine.cancel(job);
-        }
+        engine.cancel(id);
     }
     request.finished.notify_all();
     true
 }
 
 /// Forgets request `id` without waiting (cancelling it if running). False if unknown.
-pub fn release(id: u64) -> bool {
+pub fn release(id: JobId) -> bool {
     cancel(id);
     table().remove(&id).is_some()
 }
@@ -224,7 +248,7 @@ pub fn release(id: u64) -> bool {
 /// A request in the status report.
 #[derive(Clone, Debug, Serialize)]
 pub struct RequestStatus {
-    pub id: u64,
+    pub id: JobId,
     pub kind: ProofKind,
     pub priority: Priority,
     pub state: RequestState,
@@ -232,7 +256,7 @@ pub struct RequestStatus {
 }
 
 pub fn status() -> Vec<RequestStatus> {
-    let requests: Vec<(u64, Arc<Request>)> = table().iter().map(|(&id, r)| (id, r.clone())).collect();
+    let requests: Vec<(JobId, Arc<Request>)> = table().iter().map(|(&id, r)| (id, r.clone())).collect();
     let mut out: Vec<RequestStatus> = requests
         .into_iter()
         .map(|(id, r)| RequestStatus {
@@ -245,34 +269,4 @@ pub fn status() -> Vec<RequestStatus> {
         .collect();
     out.sort_by_key(|r| r.id);
     out
-}
-
-/// The priority the current request asked for, if this thread runs one.
-pub(super) fn current_priority() -> Option<Priority> {
-    CURRENT.with(|c| c.borrow().as_ref().map(|r| r.priority))
-}
-
-/// Submits `spec` to `engine` and waits for its proofs, under the current
-/// request's cancellation if this thread runs one.
-pub(super) fn run_job(engine: &Engine, spec: JobSpec) -> Result<Vec<Proof>> {
-    let request = CURRENT.with(|c| c.borrow().clone());
-    if request.as_ref().is_some_and(|r| r.lock().cancelled) {
-        return Err(anyhow!(Cancelled));
-    }
-    let handed_over = Instant::now();
-    let job = engine.submit(spec)?;
-    if let Some(request) = &request {
-        let mut inner = request.lock();
-        if inner.cancelled {
-            drop(inner);
-            engine.cancel(job);
-        } else {
-            inner.engine_jobs.push(job);
-            inner.handed_over.get_or_insert(handed_over);
-        }
-    }
-    match engine.wait(job, None) {
-        WaitOutcome::Finished(result) => result,
-        WaitOutcome::Pending | WaitOutcome::Unknown => Err(anyhow!("the engine lost job {}", job.0)),
-    }
 }

@@ -8,6 +8,7 @@
 //! work at the next partition boundary.
 
 mod in_flight;
+mod snapshot;
 mod state;
 mod workers;
 
@@ -18,6 +19,7 @@ use std::{
 
 use anyhow::{anyhow, bail, ensure, Result};
 
+pub use self::snapshot::{Counters, EngineStatus, JobStatus, MemoryStatus};
 use self::{
     state::State,
     workers::{prover_worker, synthesis_worker},
@@ -25,8 +27,8 @@ use self::{
 use super::{
     config::Config,
     job::{Cancelled, JobId, JobSpec, JobState},
-    status::{EngineStatus, JobStatus, MemoryStatus},
     timeline::{Event, Spans},
+    wait,
 };
 use crate::groth16::{Proof, ProvingKey};
 
@@ -153,6 +155,22 @@ impl Engine {
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.
     pub fn submit(&self, spec: JobSpec) -> Result<JobId> {
+        self.queue(None, spec)
+    }
+
+    /// An id for a job submitted later with `submit_as` (an asynchronous
+    /// request takes its id before its inputs are parsed), unique among
+    /// this engine's jobs.
+    pub fn reserve(&self) -> JobId {
+        lock(&self.shared.state).new_id()
+    }
+
+    /// As `submit`, under `id` from `reserve`, which no job holds now.
+    pub fn submit_as(&self, id: JobId, spec: JobSpec) -> Result<JobId> {
+        self.queue(Some(id), spec)
+    }
+
+    fn queue(&self, id: Option<JobId>, spec: JobSpec) -> Result<JobId> {
         ensure!(!spec.partitions.is_empty(), "{}: no partitions to prove", spec.label);
         // Prepared here, once per key, not on a prover worker.
         spec.key.prepared_vk();
@@ -160,7 +178,14 @@ impl Engine {
         if st.shutdown {
             bail!("the engine is shut down");
         }
-        let id = st.add_job(spec);
+        let id = match id {
+            Some(id) => {
+                ensure!(st.is_free(id), "job id {} was not reserved or is taken", id.0);
+                id
+            }
+            None => st.new_id(),
+        };
+        st.add_job(id, spec);
         drop(st);
         self.shared.synthesis_cv.notify_all();
         Ok(id)
@@ -168,28 +193,16 @@ impl Engine {
 
     /// Waits up to `timeout` (`None`: without limit) for job `id` to finish.
     pub fn wait(&self, id: JobId, timeout: Option<Duration>) -> WaitOutcome {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let mut st = lock(&self.shared.state);
-        loop {
-            match st.jobs.get(&id) {
-                None => return WaitOutcome::Unknown,
-                Some(job) if job.outcome.is_some() => {
-                    let mut job = st.jobs.remove(&id).expect("present");
-                    return WaitOutcome::Finished(job.outcome.take().expect("checked"));
-                }
-                Some(_) => {}
+        let st = lock(&self.shared.state);
+        let found = wait::until(&self.shared.done_cv, st, timeout, |st| match st.jobs.get(&id) {
+            None => Some(WaitOutcome::Unknown),
+            Some(job) if job.outcome.is_some() => {
+                let mut job = st.jobs.remove(&id).expect("present");
+                Some(WaitOutcome::Finished(job.outcome.take().expect("checked")))
             }
-            st = match deadline {
-                None => self.shared.done_cv.wait(st).unwrap_or_else(|e| e.into_inner()),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return WaitOutcome::Pending;
-                    }
-                    self.shared.done_cv.wait_timeout(st, left).unwrap_or_else(|e| e.into_inner()).0
-                }
-            };
-        }
+            Some(_) => None,
+        });
+        found.unwrap_or(WaitOutcome::Pending)
     }
 
     /// Where job `id` is; `None` if unknown.

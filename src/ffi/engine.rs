@@ -30,7 +30,7 @@ use super::{
 };
 use crate::{
     api::{keys::KeyOf, porep, post, snap},
-    engine::{self, is_cancelled, requests, Priority, ProofKind},
+    engine::{self, is_cancelled, requests, CallContext, JobId, Priority, ProofKind},
     panic_message::panic_message,
 };
 
@@ -99,14 +99,14 @@ unsafe fn start(
     kind: ProofKind,
     priority_value: cuzk_priority_t,
     job_id: *mut u64,
-    work: impl FnOnce() -> anyhow::Result<Vec<u8>> + Send + 'static,
+    work: impl FnOnce(&CallContext) -> anyhow::Result<Vec<u8>> + Send + 'static,
 ) -> Result<(), Failure> {
     if job_id.is_null() {
         return Err(invalid(anyhow!("job_id is NULL")));
     }
     let id = requests::submit(kind, priority(priority_value, kind)?, work).map_err(internal)?;
     // SAFETY: forwarded from this function's contract.
-    unsafe { write(job_id, id) }
+    unsafe { write(job_id, id.0) }
 }
 
 /// Submits PoRep C2 (as `seal_commit_phase2`: the proof bytes stock returns,
@@ -130,7 +130,7 @@ pub unsafe extern "C" fn cuzk_submit_porep_c2(
         let prover_id = unsafe { array32(prover_id, "prover_id") }.map_err(invalid)?;
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            start(ProofKind::PorepC2, priority, job_id, move || porep::seal_commit_phase2(&c1, sector_id, prover_id))
+            start(ProofKind::PorepC2, priority, job_id, move |context| porep::seal_commit_phase2(context, &c1, sector_id, prover_id))
         }
     })
 }
@@ -156,7 +156,7 @@ unsafe fn submit_post(
         PoStType::Window => ProofKind::WindowPost,
     };
     // SAFETY: forwarded from this function's contract.
-    unsafe { start(kind, priority, job_id, move || post::post_with_vanilla(typ, rp, randomness, prover_id, &vanilla)) }
+    unsafe { start(kind, priority, job_id, move |context| post::post_with_vanilla(context, typ, rp, randomness, prover_id, &vanilla)) }
 }
 
 /// Submits a Winning PoSt SNARK from vanilla proofs (as
@@ -231,7 +231,7 @@ pub unsafe extern "C" fn cuzk_submit_snap_deals(
         };
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            start(ProofKind::SnapDeals, priority, job_id, move || snap::update_proof_with_vanilla(rp, &vanilla, comms))
+            start(ProofKind::SnapDeals, priority, job_id, move |context| snap::update_proof_with_vanilla(context, rp, &vanilla, comms))
         }
     })
 }
@@ -252,7 +252,7 @@ pub unsafe extern "C" fn cuzk_wait(job_id: u64, timeout_ms: u64, proof: *mut sli
             return Err(invalid(anyhow!("proof is NULL")));
         }
         let timeout = (timeout_ms != u64::MAX).then(|| Duration::from_millis(timeout_ms));
-        match requests::wait(job_id, timeout) {
+        match requests::wait(JobId(job_id), timeout) {
             requests::Waited::Unknown => {
                 Err(Failure { code: cuzk_result::CUZK_NOT_FOUND, message: format!("no job {job_id}") })
             }
@@ -279,7 +279,7 @@ pub unsafe extern "C" fn cuzk_wait(job_id: u64, timeout_ms: u64, proof: *mut sli
 #[no_mangle]
 pub unsafe extern "C" fn cuzk_poll(job_id: u64, state: *mut cuzk_job_state_t) -> cuzk_result_t {
     call("cuzk_poll", || {
-        let now = requests::poll(job_id)
+        let now = requests::poll(JobId(job_id))
             .ok_or_else(|| Failure { code: cuzk_result::CUZK_NOT_FOUND, message: format!("no job {job_id}") })?;
         let value = match now {
             requests::RequestState::Running => cuzk_job_state::CUZK_JOB_RUNNING,
@@ -297,7 +297,7 @@ pub unsafe extern "C" fn cuzk_poll(job_id: u64, state: *mut cuzk_job_state_t) ->
 /// job is unknown or already finished.
 #[no_mangle]
 pub extern "C" fn cuzk_cancel(job_id: u64) -> cuzk_result_t {
-    call("cuzk_cancel", || match requests::cancel(job_id) {
+    call("cuzk_cancel", || match requests::cancel(JobId(job_id)) {
         true => Ok(()),
         false => Err(Failure { code: cuzk_result::CUZK_NOT_FOUND, message: format!("no running job {job_id}") }),
     })
@@ -307,7 +307,7 @@ pub extern "C" fn cuzk_cancel(job_id: u64) -> cuzk_result_t {
 /// its outcome is dropped.
 #[no_mangle]
 pub extern "C" fn cuzk_release(job_id: u64) -> cuzk_result_t {
-    call("cuzk_release", || match requests::release(job_id) {
+    call("cuzk_release", || match requests::release(JobId(job_id)) {
         true => Ok(()),
         false => Err(Failure { code: cuzk_result::CUZK_NOT_FOUND, message: format!("no job {job_id}") }),
     })

@@ -12,7 +12,10 @@ use super::{
     boxed::{array32, boxed_path, byte_lists, list, path_of},
     types::*,
 };
-use crate::api::{params::POST_PROOFS, post};
+use crate::{
+    api::{params::POST_PROOFS, post},
+    engine::CallContext,
+};
 
 /// The registered PoSt proof of C enum value `v` (Window `V1_1` is api `V1_2`).
 pub fn post_proof(v: RegisteredPoStProof_t) -> Result<RegisteredPoStProof> {
@@ -73,7 +76,7 @@ pub unsafe extern "C" fn generate_winning_post_with_vanilla(
     respond("generate_winning_post_with_vanilla", || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
-        let proof = post::post_with_vanilla(PoStType::Winning, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        let proof = post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
         Ok(post_proofs(r.rp, proof))
     })
 }
@@ -92,7 +95,7 @@ pub unsafe extern "C" fn generate_window_post_with_vanilla(
     respond_display("generate_window_post_with_vanilla", || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
-        let proof = post::post_with_vanilla(PoStType::Window, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
+        let proof = post::post_with_vanilla(&CallContext::blocking(), PoStType::Window, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
         Ok(GenerateWindowPoSt_t { proofs: post_proofs(r.rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
     })
 }
@@ -113,7 +116,7 @@ pub unsafe extern "C" fn generate_single_window_post_with_vanilla(
     respond_display("generate_single_window_post_with_vanilla", || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
-        let proof = post::single_window_post_with_vanilla(r.rp, r.randomness, r.prover_id, &r.vanilla, partition_index)?;
+        let proof = post::single_window_post_with_vanilla(&CallContext::blocking(), r.rp, r.randomness, r.prover_id, &r.vanilla, partition_index)?;
         Ok(GenerateSingleWindowPoStWithVanilla_t {
             partition_proof: PartitionSnarkProof_t { registered_proof, proof: slice_boxed_uint8_t::from_vec(proof) },
             faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()),
@@ -190,7 +193,7 @@ pub unsafe extern "C" fn generate_winning_post(
         let randomness = unsafe { array32(randomness, "randomness")? };
         let prover_id = unsafe { array32(prover_id, "prover_id")? };
         let replicas = unsafe { private_replicas(replicas)? };
-        let (rp, proof) = post::post_from_replicas(PoStType::Winning, randomness, prover_id, &replicas)?;
+        let (rp, proof) = post::post_from_replicas(&CallContext::blocking(), PoStType::Winning, randomness, prover_id, &replicas)?;
         Ok(post_proofs(rp, proof))
     })
 }
@@ -221,7 +224,7 @@ pub unsafe extern "C" fn generate_window_post(
         let randomness = unsafe { array32(randomness, "randomness")? };
         let prover_id = unsafe { array32(prover_id, "prover_id")? };
         let replicas = unsafe { private_replicas(replicas)? };
-        let (rp, proof) = post::post_from_replicas(PoStType::Window, randomness, prover_id, &replicas)?;
+        let (rp, proof) = post::post_from_replicas(&CallContext::blocking(), PoStType::Window, randomness, prover_id, &replicas)?;
         Ok(GenerateWindowPoSt_t { proofs: post_proofs(rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
     })
 }

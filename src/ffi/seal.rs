@@ -8,7 +8,7 @@ use super::{
     boxed::{array32, bytes},
     types::*,
 };
-use crate::api::porep;
+use crate::{api::porep, engine::CallContext};
 
 /// The registered seal proof of C enum value `v`.
 pub fn seal_proof(v: RegisteredSealProof_t) -> Result<RegisteredSealProof> {
@@ -34,7 +34,7 @@ pub unsafe extern "C" fn seal_commit_phase2(
         let c1 = unsafe { bytes(seal_commit_phase1_output, "seal_commit_phase1_output")? };
         // SAFETY: as above.
         let prover_id = unsafe { array32(prover_id, "prover_id")? };
-        porep::seal_commit_phase2(c1, sector_id, prover_id).map(slice_boxed_uint8_t::from_vec)
+        porep::seal_commit_phase2(&CallContext::blocking(), c1, sector_id, prover_id).map(slice_boxed_uint8_t::from_vec)
     })
 }
 
@@ -51,7 +51,7 @@ pub unsafe extern "C" fn seal_commit_phase2_circuit_proofs(
         let _ = sector_id;
         // SAFETY: forwarded from this function's contract.
         let c1 = unsafe { bytes(seal_commit_phase1_output, "seal_commit_phase1_output")? };
-        porep::seal_commit_phase2_circuit_proofs(c1).map(slice_boxed_uint8_t::from_vec)
+        porep::seal_commit_phase2_circuit_proofs(&CallContext::blocking(), c1).map(slice_boxed_uint8_t::from_vec)
     })
 }
 

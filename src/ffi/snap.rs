@@ -10,7 +10,10 @@ use super::{
     fd,
     types::*,
 };
-use crate::api::snap::{self, UpdateCommitments, UpdateFiles, UPDATE_PROOFS};
+use crate::{
+    api::snap::{self, UpdateCommitments, UpdateFiles, UPDATE_PROOFS},
+    engine::CallContext,
+};
 
 /// The registered update proof of C enum value `v`.
 pub fn update_proof(v: RegisteredUpdateProof_t) -> Result<RegisteredUpdateProof> {
@@ -70,7 +73,7 @@ pub unsafe extern "C" fn generate_empty_sector_update_proof_with_vanilla(
         // SAFETY (two): forwarded from this function's contract.
         let vanilla = unsafe { byte_lists(vanilla_proofs, "vanilla_proofs")? };
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
-        Ok(slice_boxed_uint8_t::from_vec(snap::update_proof_with_vanilla(rp, &vanilla, comms)?))
+        Ok(slice_boxed_uint8_t::from_vec(snap::update_proof_with_vanilla(&CallContext::blocking(), rp, &vanilla, comms)?))
     })
 }
 
@@ -96,7 +99,7 @@ pub unsafe extern "C" fn generate_empty_sector_update_proof(
         // SAFETY (all): forwarded from this function's contract.
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         let files = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
-        Ok(slice_boxed_uint8_t::from_vec(snap::update_proof(rp, comms, &files)?))
+        Ok(slice_boxed_uint8_t::from_vec(snap::update_proof(&CallContext::blocking(), rp, comms, &files)?))
     })
 }
 

@@ -15,7 +15,7 @@ use std::{
 use anyhow::Result;
 use blstrs::Scalar as Fr;
 
-use super::in_flight::InFlight;
+use super::{in_flight::InFlight, snapshot::Counters};
 use crate::{
     circuit::{segment_pieces_on, Assignment},
     engine::{
@@ -24,7 +24,6 @@ use crate::{
         estimate,
         job::{JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification},
         srs_cache,
-        status::Counters,
         timeline::{Event, ProofStages, Stage, Timeline},
     },
     groth16::{Proof, ProvingKey},
@@ -142,9 +141,19 @@ impl State {
     }
 
     /// Queues `spec`'s partitions under the next job id.
-    pub(super) fn add_job(&mut self, spec: JobSpec) -> JobId {
+    /// A job id never handed out before.
+    pub(super) fn new_id(&mut self) -> JobId {
         let id = JobId(self.next_job);
         self.next_job += 1;
+        id
+    }
+
+    /// Whether `id` came from `new_id` and names no job now.
+    pub(super) fn is_free(&self, id: JobId) -> bool {
+        id.0 < self.next_job && !self.jobs.contains_key(&id)
+    }
+
+    pub(super) fn add_job(&mut self, id: JobId, spec: JobSpec) {
         let count = spec.partitions.len();
         for (partition, work) in spec.partitions.into_iter().enumerate() {
             self.pending.insert(QueueKey { priority: spec.priority, job: id, partition }, work);
@@ -166,7 +175,6 @@ impl State {
             },
         );
         self.counters.jobs_submitted += 1;
-        id
     }
 
     pub(super) fn live(&self, id: JobId) -> Option<&Job> {
@@ -460,7 +468,9 @@ mod tests {
             verification: Verification::Required,
         };
         st.in_flight.estimate = |_, _| 1000;
-        st.add_job(spec)
+        let id = st.new_id();
+        st.add_job(id, spec);
+        id
     }
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.
