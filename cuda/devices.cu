@@ -4,6 +4,7 @@
 #include <cstring>
 #include <util/gpu_t.cuh>
 
+#include "device_array.cuh"
 #include "error.cuh"
 
 struct cuzk_gpu_info_t {
@@ -32,6 +33,7 @@ extern "C" RustError cuzk_gpu_info(int device, cuzk_gpu_info_t* info)
         info->major = p.major;
         info->minor = p.minor;
         info->sm_count = p.multiProcessorCount;
+        trim_pool();
         CUDA_OK(cudaMemGetInfo(&info->free_bytes, &info->total_bytes));
     });
 }

@@ -50,6 +50,6 @@ extern "C" void cuzk_gpu_free(int device, void* d_ptr)
 {
     (void)guarded("freeing device memory", [&] {
         select_gpu(device);
-        CUDA_OK(cudaFree(d_ptr));
+        device_release(d_ptr);
     });
 }
