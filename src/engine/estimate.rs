@@ -23,8 +23,10 @@
 //! piece is dropped once appended, and each of its bytes is either in a
 //! piece or in the partition, so the two never hold its memory twice. Nor
 //! a witness step that falls back to the host after its partition started
-//! (its GPU dropped the matrices for another key, or failed and the step is
-//! retried on the CPU): it evaluates a, b and c in host memory.
+//! because its GPU dropped the matrices for another key: it evaluates a, b
+//! and c in host memory. A witness's H step that failed on the GPU is
+//! retried on the CPU only with `cpu_h_of_witness_bytes` taken from the
+//! budget for the step (engine/prover.rs).
 
 use std::sync::Arc;
 
@@ -72,6 +74,12 @@ pub fn partition_bytes(pk: &ProvingKey, at: Evaluation) -> u64 {
         Evaluation::Gpu => 0,
     };
     FIELD_BYTES * (variables + later)
+}
+
+/// Host bytes a witness's H step under `pk` takes when it runs on the CPU
+/// (a GPU that failed it): what a CPU partition holds beyond the witness.
+pub fn cpu_h_of_witness_bytes(pk: &ProvingKey) -> u64 {
+    partition_bytes(pk, Evaluation::Cpu) - partition_bytes(pk, Evaluation::Gpu)
 }
 
 /// The estimate for a partition under `pk` that starts now, proved as

@@ -62,8 +62,31 @@ pub struct Timed {
     pub stages: StageTimes,
 }
 
-/// Which GPUs a proof may run on, and how urgently its steps take one.
-#[derive(Clone, Copy, Debug)]
+/// Host bytes taken from the engine's budget for one step, given back when
+/// dropped.
+pub struct HostBytes<'a>(Option<Box<dyn FnOnce() + 'a>>);
+
+impl<'a> HostBytes<'a> {
+    /// Bytes taken until this is dropped, then given back by `give_back`.
+    pub fn taken(give_back: impl FnOnce() + 'a) -> Self {
+        HostBytes(Some(Box::new(give_back)))
+    }
+}
+
+impl Drop for HostBytes<'_> {
+    fn drop(&mut self) {
+        if let Some(give_back) = self.0.take() {
+            give_back();
+        }
+    }
+}
+
+/// Takes host bytes from the engine's budget now, or says why it cannot.
+pub type HostRoom<'a> = &'a (dyn Fn(u64) -> Result<HostBytes<'a>> + Sync);
+
+/// Which GPUs a proof may run on, how urgently its steps take one, and
+/// where a step retried on the CPU gets the host memory it needs.
+#[derive(Clone, Copy)]
 pub struct Placement<'a> {
     /// Indices among the usable devices; `None`: any.
     pub gpus: Option<&'a [usize]>,
@@ -73,17 +96,22 @@ pub struct Placement<'a> {
     /// Bytes of a GPU's memory cuzk may hold (`Config::gpu_memory_budget`);
     /// `None`: what is free.
     pub gpu_memory_budget: Option<u64>,
+    /// The budget a witness's H step retried on the CPU takes its a, b, c
+    /// and H's vectors from (memory its partition was not admitted with: a
+    /// 32 GiB partition's is tens of GB); `None`: unbounded.
+    pub host_room: Option<HostRoom<'a>>,
 }
 
 impl Placement<'_> {
-    pub const ANY: Placement<'static> = Placement { gpus: None, rank: 0, gpu_memory_budget: None };
+    pub const ANY: Placement<'static> = Placement { gpus: None, rank: 0, gpu_memory_budget: None, host_room: None };
 }
 
 /// As `prove_under`, placed as `on` says, with where and how long. `cs` is
 /// consumed: a synthesized circuit's a, b, c are freed once H is done (see
 /// `groth16::prove_timed`), so a GPU step that fails later is retried on the
 /// CPU alone, from the steps already done. A witness's H step retried on the
-/// CPU evaluates a, b and c there, in memory the engine did not count.
+/// CPU evaluates a, b and c there, in memory taken from `on.host_room` for
+/// the step (the retry is refused, and the proof fails, when it has none).
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
 pub fn prove_timed(
     policy: GpuFailure,
@@ -100,7 +128,8 @@ pub fn prove_timed(
             Ok(gpu) => {
                 let device = gpu.device();
                 let cpu = Cpu(pk);
-                let retrying = StepsRetried { gpu: &gpu, cpu: &cpu };
+                let h_on_cpu = super::estimate::cpu_h_of_witness_bytes(pk);
+                let retrying = StepsRetried { gpu: &gpu, cpu: &cpu, host_room: on.host_room, h_on_cpu };
                 let backend: &dyn Backend = if policy == GpuFailure::Error { &gpu } else { &retrying };
                 let (proof, stages) = groth16::prove_timed(backend, pk, cs, r, s)
                     .map_err(|e| e.context(format!("proving on GPU {} ({})", device.index, device.name)))?;
@@ -122,13 +151,16 @@ pub fn prove_timed(
 /// The GPU's steps, each retried on the CPU when it fails: every step's
 /// result is the same whichever computes it.
 #[cfg(any(feature = "cuda", test))]
-struct StepsRetried<'a> {
+struct StepsRetried<'a, 'r> {
     gpu: &'a dyn Backend,
     cpu: &'a dyn Backend,
+    host_room: Option<HostRoom<'r>>,
+    /// Host bytes a witness's H step takes on the CPU.
+    h_on_cpu: u64,
 }
 
 #[cfg(any(feature = "cuda", test))]
-impl StepsRetried<'_> {
+impl StepsRetried<'_, '_> {
     fn retried<T>(&self, step: &str, on: impl Fn(&dyn Backend) -> Result<T>) -> Result<T> {
         on(self.gpu).or_else(|e| {
             log::warn!("cuzk: GPU {step}: {e:#}; retrying it on the CPU");
@@ -138,13 +170,22 @@ impl StepsRetried<'_> {
 }
 
 #[cfg(any(feature = "cuda", test))]
-impl Backend for StepsRetried<'_> {
+impl Backend for StepsRetried<'_, '_> {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
         self.retried("H", |be| be.h_term(a, b, c))
     }
 
     fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
-        self.retried("H", |be| be.h_term_of_witness(m, w))
+        self.gpu.h_term_of_witness(m, w).or_else(|e| {
+            let _room = match self.host_room {
+                Some(take) => Some(take(self.h_on_cpu).map_err(|refused| {
+                    refused.context(format!("GPU H: {e:#}; not retried on the CPU"))
+                })?),
+                None => None,
+            };
+            log::warn!("cuzk: GPU H: {e:#}; retrying it on the CPU");
+            self.cpu.h_term_of_witness(m, w)
+        })
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
@@ -197,10 +238,37 @@ mod tests {
         for step in ["h", "l", "b2"] {
             let failing = FailsAt(step, Cpu(pk));
             assert!(groth16::prove_timed(&failing, pk, cs.clone(), r, s).is_err(), "{step}");
-            let retried = StepsRetried { gpu: &failing, cpu: &cpu };
+            let retried = StepsRetried { gpu: &failing, cpu: &cpu, host_room: None, h_on_cpu: 0 };
             let (proof, _) = groth16::prove_timed(&retried, pk, cs.clone(), r, s).unwrap();
             assert_eq!(proof, expected, "{step}");
         }
+    }
+
+    #[test]
+    fn a_witness_h_retried_on_the_cpu_takes_its_memory_from_the_budget_or_fails() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+
+        use crate::{circuit::{record, MulChain}, groth16::synthetic_srs};
+        let (m, w) = record(MulChain { start: Fr::from(5u64), links: 300 }).unwrap();
+        let pk: &'static ProvingKey = Box::leak(Box::new(synthetic_srs::key_for(&m.evaluate(w.clone()).unwrap(), 9)));
+        let (cpu, failing) = (Cpu(pk), FailsAt("h", Cpu(pk)));
+        let expected = cpu.h_term_of_witness(&m, &w).unwrap().term;
+        let counter = AtomicU64::new(0);
+        let taken = &counter;
+        let budget = 1000u64;
+        let take = |bytes: u64| -> Result<HostBytes<'_>> {
+            anyhow::ensure!(taken.load(Ordering::SeqCst) + bytes <= budget, "the host budget has no {bytes} bytes free");
+            taken.fetch_add(bytes, Ordering::SeqCst);
+            Ok(HostBytes::taken(move || {
+                taken.fetch_sub(bytes, Ordering::SeqCst);
+            }))
+        };
+        let within = StepsRetried { gpu: &failing, cpu: &cpu, host_room: Some(&take), h_on_cpu: budget };
+        assert_eq!(within.h_term_of_witness(&m, &w).unwrap().term, expected);
+        assert_eq!(taken.load(Ordering::SeqCst), 0, "the bytes were given back after the step");
+        let beyond = StepsRetried { gpu: &failing, cpu: &cpu, host_room: Some(&take), h_on_cpu: budget + 1 };
+        let e = format!("{:#}", beyond.h_term_of_witness(&m, &w).unwrap_err());
+        assert!(e.contains("not retried on the CPU") && e.contains("out of memory") && e.contains("no 1001 bytes"), "{e}");
     }
 
     #[test]

@@ -263,6 +263,18 @@ impl State {
         Some(Taken { key, work, bytes, shares })
     }
 
+    /// Counts `bytes` more in flight if the host budget has them free now
+    /// (a step that needs memory its partition was not admitted with).
+    pub(super) fn take_host_bytes(&mut self, bytes: u64) -> Result<()> {
+        let free = self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight.bytes());
+        anyhow::ensure!(
+            bytes <= free,
+            "the host memory budget has {free} bytes free, not the {bytes} the step needs on the CPU"
+        );
+        self.in_flight.admit(bytes);
+        Ok(())
+    }
+
     /// A synthesis taken by `take_synthesis` ended.
     pub(super) fn synthesized(&mut self, key: QueueKey, shares: usize) {
         self.synthesizing.remove(key.priority, shares);
@@ -494,6 +506,24 @@ mod tests {
         assert_eq!(st.ready.keys().next().unwrap().job, low);
         assert!(st.take_synthesis().is_none());
         assert_eq!(st.in_flight.bytes(), 2000);
+    }
+
+    #[test]
+    fn a_step_takes_host_bytes_only_while_the_budget_has_them_free() {
+        let mut st = State::new(config(1, 0), false);
+        add(&mut st, Priority::Low, 1);
+        // The job's key, a partition of 1000 bytes and 4000 free.
+        st.config.host_memory_budget = st.keys_bytes() + 5000;
+        st.take_synthesis().unwrap();
+        assert_eq!(st.in_flight.bytes(), 1000);
+        let free = 4000;
+        let e = st.take_host_bytes(free + 1).unwrap_err().to_string();
+        assert!(e.contains(&format!("{free} bytes free")), "{e}");
+        assert_eq!(st.in_flight.bytes(), 1000, "a refused step takes nothing");
+        st.take_host_bytes(free).unwrap();
+        assert_eq!(st.in_flight.bytes(), 1000 + free);
+        st.in_flight.release(free);
+        assert_eq!(st.in_flight.bytes(), 1000);
     }
 
     fn config(synthesis_threads: usize, post_memory_reserve: u64) -> Config {

@@ -25,7 +25,7 @@ use crate::{
         bulk_pool,
         job::{JobState, PartitionWork, Priority, Verification},
         synthesis,
-        prover::{self, GpuFailure, Placement, Timed},
+        prover::{self, GpuFailure, HostBytes, Placement, Timed},
         timeline::{ProofStages, Stage},
     },
     groth16::{random_rs, Proof, ProvingKey},
@@ -115,7 +115,8 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         let start = Instant::now();
         let ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget, gpu_fallback } = work;
         let Ready { cs, public_inputs, bytes, .. } = ready;
-        let on = Placement { gpus: Some(&gpus), rank: key.priority.rank(), gpu_memory_budget };
+        let host_room = |bytes| host_bytes(shared, bytes);
+        let on = Placement { gpus: Some(&gpus), rank: key.priority.rank(), gpu_memory_budget, host_room: Some(&host_room) };
         let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(gpu_fallback, on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
@@ -140,6 +141,15 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         // A partition the reserved workers left may be takeable now.
         shared.prover_cv.notify_all();
     }
+}
+
+/// `bytes` of the host budget for a step of a proof, until it is dropped.
+fn host_bytes(shared: &Shared, bytes: u64) -> Result<HostBytes<'_>> {
+    lock(&shared.state).take_host_bytes(bytes)?;
+    Ok(HostBytes::taken(move || {
+        lock(&shared.state).in_flight.release(bytes);
+        shared.synthesis_cv.notify_all();
+    }))
 }
 
 /// The most urgent ready partition of a live job this worker may take (see
