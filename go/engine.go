@@ -218,9 +218,7 @@ type EngineSettings struct {
 	// GPUMemoryBudget: bytes of each GPU cuzk may hold. In Settings, nil
 	// means no limit; lift a limit with ConfigureEngine({"gpu_memory_budget": null}).
 	GPUMemoryBudget *uint64 `json:"gpu_memory_budget,omitempty"`
-	// Synthesis: "witness" (the default) or "full".
-	Synthesis *string `json:"synthesis,omitempty"`
-	// MatricesFiles: in witness mode, recorded matrices kept in files beside the keys.
+	// MatricesFiles: recorded matrices kept in files beside the keys.
 	MatricesFiles *bool `json:"matrices_files,omitempty"`
 	// GPUFallback: "cpu" (a failed GPU step is redone on the CPU) or "error".
 	GPUFallback *string `json:"gpu_fallback,omitempty"`

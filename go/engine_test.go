@@ -257,13 +257,9 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 	if got, err := cuzk.Settings(); err != nil || got.GPUMemoryBudget != nil {
 		t.Errorf("lifted the GPU memory budget, in force %+v (%v)", got, err)
 	}
-	for _, mode := range []string{"witness", "full"} {
-		if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &mode}); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := cuzk.Settings(); err != nil || got.Synthesis == nil || *got.Synthesis != mode {
-			t.Errorf("configured synthesis %q, in force %+v (%v)", mode, got, err)
-		}
+	// Full synthesis was removed: its setting is refused, not ignored.
+	if err := cuzk.ConfigureEngine(json.RawMessage(`{"synthesis": "full"}`)); engineCode(err) != cuzk.CodeInvalidArgument {
+		t.Errorf("the removed synthesis setting: want CodeInvalidArgument, got %v", err)
 	}
 	off := false
 	if err := cuzk.Configure(cuzk.EngineSettings{MatricesFiles: &off}); err != nil {
@@ -271,10 +267,6 @@ func TestGPUSelectionRoundTrip(t *testing.T) {
 	}
 	if got, err := cuzk.Settings(); err != nil || got.MatricesFiles == nil || *got.MatricesFiles {
 		t.Errorf("configured no matrices files, in force %+v (%v)", got, err)
-	}
-	fast := "fast"
-	if err := cuzk.Configure(cuzk.EngineSettings{Synthesis: &fast}); engineCode(err) != cuzk.CodeInvalidArgument {
-		t.Errorf("synthesis %q: want CodeInvalidArgument, got %v", fast, err)
 	}
 	for _, fallback := range []string{"error", "cpu"} {
 		if err := cuzk.Configure(cuzk.EngineSettings{GPUFallback: &fallback}); err != nil {

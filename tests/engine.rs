@@ -24,7 +24,7 @@ use cuzk::{
     engine::{
         is_cancelled, requests, synthesis_of, CallContext,
         timeline::{Event, Stage},
-        Config, Engine, GpuFailure, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, SynthesisMode, Verification, WaitOutcome,
+        Config, Engine, GpuFailure, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
     },
     groth16::{synthetic_srs, Proof, ProvingKey},
 };
@@ -91,7 +91,6 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         post_memory_reserve: 0,
         gpus: None,
         gpu_memory_budget: None,
-        synthesis: SynthesisMode::Full,
         matrices_files: false,
         gpu_fallback: GpuFailure::RetryOnCpu,
     }
@@ -337,7 +336,7 @@ fn a_failing_partition_fails_its_job_only() {
 fn in_witness_mode_the_first_partition_records_the_circuit_and_every_proof_verifies() {
     const WITNESS_LINKS: usize = 600;
     let key = real_key(WITNESS_LINKS);
-    let engine = Engine::new(Config { synthesis: SynthesisMode::Witness, ..config(3, 4) });
+    let engine = Engine::new(config(3, 4));
     let spec = |seed: u64, links: usize, partitions: u64| JobSpec {
         key: key.clone(),
         partitions: (0..partitions).map(|k| partition(seed * 100 + k, links)).collect(),

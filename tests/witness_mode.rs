@@ -20,11 +20,10 @@ use filecoin_proofs_api::{post as stock_post, update as stock_update, PrivateRep
 
 const MINUTE: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The global engine (started here, after the parameter cache is set) in witness mode.
+/// The global engine, started here, after the parameter cache is set.
 fn witness_mode() {
     common::porep_params();
-    let config = engine::configure(br#"{"synthesis": "witness"}"#).unwrap();
-    assert_eq!(config.synthesis, engine::SynthesisMode::Witness);
+    engine::global().unwrap();
 }
 
 /// Proves a circuit (two copies of it) under `pk` with fixed r, s from full

@@ -56,7 +56,7 @@ pub fn write(out: &Path, work: &Path) -> Result<()> {
     seed("vk", "mul-chain-20", &bytes)?;
 
     seed("config", "sizes", br#"{"host_memory_budget":"64GiB","gpu_memory_budget":"all","synthesis_threads":3}"#)?;
-    seed("config", "modes", br#"{"synthesis":"full","gpu_fallback":"error","prover_workers":2,"gpus":null}"#)?;
+    seed("config", "modes", br#"{"matrices_files":false,"gpu_fallback":"error","prover_workers":2,"gpus":null}"#)?;
 
     Ok(())
 }

@@ -37,10 +37,8 @@ pub struct Config {
     /// proof step's working memory; `None`: whatever is free. Leaves room for
     /// other GPU work on the same devices (sealing, another prover).
     pub gpu_memory_budget: Option<u64>,
-    /// How C2, SnapDeals and PoSt partitions are synthesized.
-    pub synthesis: SynthesisMode,
-    /// In witness mode, whether a circuit's recorded matrices are read from
-    /// and written to a file beside its proving key.
+    /// Whether a circuit's recorded matrices are read from and written to a
+    /// file beside its proving key.
     pub matrices_files: bool,
     /// What a GPU failure (out of memory, a CUDA error) does to a proof.
     pub gpu_fallback: GpuFailure,
@@ -56,18 +54,6 @@ pub enum GpuFailure {
     /// The proof fails with the GPU's error.
     #[serde(rename = "error")]
     Error,
-}
-
-/// How a partition is synthesized.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SynthesisMode {
-    /// Every constraint evaluated as the circuit runs.
-    Full,
-    /// The witness alone; a, b and c from the circuit's matrices, recorded
-    /// from the first partition proved under its key.
-    #[default]
-    Witness,
 }
 
 /// Fits a Winning PoSt partition of any sector size (~0.1 GB at 32 GiB).
@@ -115,11 +101,9 @@ impl Config {
             Some(v) => Some(parse_bytes(&v).context("CUZK_GPU_MEMORY_BUDGET")?),
             None => None,
         };
-        let synthesis = match var("CUZK_SYNTHESIS").as_deref().map(str::trim) {
-            Some("full") => SynthesisMode::Full,
-            None | Some("witness") => SynthesisMode::Witness,
-            Some(other) => bail!("CUZK_SYNTHESIS={other:?} is neither `full` nor `witness`"),
-        };
+        if let Some(v) = var("CUZK_SYNTHESIS") {
+            bail!("CUZK_SYNTHESIS={v:?}: the setting is gone (partitions are synthesized for their witness alone, which measured faster for every proof type); unset it");
+        }
         let matrices_files = match var("CUZK_MATRICES_FILES").as_deref().map(str::trim) {
             None | Some("1" | "true") => true,
             Some("0" | "false") => false,
@@ -140,7 +124,6 @@ impl Config {
             post_memory_reserve,
             gpus,
             gpu_memory_budget,
-            synthesis,
             matrices_files,
             gpu_fallback,
         };
@@ -285,11 +268,10 @@ mod tests {
         assert_eq!(d.post_memory_reserve, 1 << 30);
         assert_eq!(d.gpu_memory_budget, None);
         assert_eq!(from(&[("CUZK_GPU_MEMORY_BUDGET", "all")]).unwrap().gpu_memory_budget, None);
-        assert_eq!(d.synthesis, SynthesisMode::Witness);
         assert!(d.matrices_files && !from(&[("CUZK_MATRICES_FILES", "0")]).unwrap().matrices_files);
-        assert_eq!(from(&[("CUZK_SYNTHESIS", "full")]).unwrap().synthesis, SynthesisMode::Full);
-        assert_eq!(from(&[("CUZK_SYNTHESIS", "witness")]).unwrap().synthesis, SynthesisMode::Witness);
-        assert_eq!(d.updated(br#"{"synthesis": "full"}"#).unwrap().synthesis, SynthesisMode::Full);
+        let gone = from(&[("CUZK_SYNTHESIS", "full")]).unwrap_err().to_string();
+        assert!(gone.contains("CUZK_SYNTHESIS") && gone.contains("gone"), "{gone}");
+        assert!(d.updated(br#"{"synthesis": "full"}"#).unwrap_err().to_string().contains("synthesis"));
         assert_eq!(d.gpu_fallback, GpuFailure::RetryOnCpu);
         assert_eq!(from(&[("CUZK_GPU_FALLBACK", "error")]).unwrap().gpu_fallback, GpuFailure::Error);
         assert_eq!(d.updated(br#"{"gpu_fallback": "error"}"#).unwrap().gpu_fallback, GpuFailure::Error);

@@ -31,7 +31,7 @@
 use std::sync::Arc;
 
 use super::{
-    config::{Config, SynthesisMode},
+    config::Config,
     devices,
 };
 use crate::groth16::ProvingKey;
@@ -43,8 +43,8 @@ const FIELD_BYTES: u64 = 32;
 pub enum Evaluation {
     /// By the CPU prover, in host memory, beside H's vectors.
     Cpu,
-    /// In host memory, for a GPU prover: a fully synthesized partition, or a
-    /// witness whose circuit's matrices are not on the GPUs.
+    /// In host memory, for a GPU prover: a witness whose circuit's matrices
+    /// are not on the GPUs.
     HostForGpu,
     /// On a GPU holding the circuit's matrices, from the witness.
     Gpu,
@@ -53,11 +53,11 @@ pub enum Evaluation {
 impl Evaluation {
     /// How a partition starting now is evaluated: on the CPU without GPUs,
     /// else on them when they all hold its circuit's matrices
-    /// (`matrices_on_gpus`, asked only in witness mode).
-    pub fn of(gpus: usize, mode: SynthesisMode, matrices_on_gpus: impl FnOnce() -> bool) -> Self {
-        match (gpus, mode) {
-            (0, _) => Evaluation::Cpu,
-            (_, SynthesisMode::Witness) if matrices_on_gpus() => Evaluation::Gpu,
+    /// (`matrices_on_gpus`, asked only where there are GPUs).
+    pub fn of(gpus: usize, matrices_on_gpus: impl FnOnce() -> bool) -> Self {
+        match gpus {
+            0 => Evaluation::Cpu,
+            _ if matrices_on_gpus() => Evaluation::Gpu,
             _ => Evaluation::HostForGpu,
         }
     }
@@ -86,7 +86,7 @@ pub fn cpu_h_of_witness_bytes(pk: &ProvingKey) -> u64 {
 /// `config` says.
 pub fn partition_bytes_now(config: &Config, pk: &Arc<ProvingKey>) -> u64 {
     let gpus = config.selected_gpus();
-    partition_bytes(pk, Evaluation::of(gpus.len(), config.synthesis, || devices::hold_matrices(pk, &gpus)))
+    partition_bytes(pk, Evaluation::of(gpus.len(), || devices::hold_matrices(pk, &gpus)))
 }
 
 #[cfg(test)]
@@ -115,12 +115,9 @@ mod tests {
 
     #[test]
     fn a_witness_counts_alone_only_where_every_gpu_holds_its_matrices() {
-        use SynthesisMode::{Full, Witness};
-        let never = || -> bool { panic!("asked for the matrices outside witness mode on GPUs") };
-        assert_eq!(Evaluation::of(0, Witness, never), Evaluation::Cpu);
-        assert_eq!(Evaluation::of(0, Full, never), Evaluation::Cpu);
-        assert_eq!(Evaluation::of(2, Full, never), Evaluation::HostForGpu);
-        assert_eq!(Evaluation::of(1, Witness, || false), Evaluation::HostForGpu);
-        assert_eq!(Evaluation::of(1, Witness, || true), Evaluation::Gpu);
+        let never = || -> bool { panic!("asked for the matrices without GPUs") };
+        assert_eq!(Evaluation::of(0, never), Evaluation::Cpu);
+        assert_eq!(Evaluation::of(1, || false), Evaluation::HostForGpu);
+        assert_eq!(Evaluation::of(2, || true), Evaluation::Gpu);
     }
 }

@@ -8,7 +8,7 @@ use blstrs::Scalar as Fr;
 use serde::Serialize;
 
 use crate::{
-    circuit::{Matrices, PartitionCircuit, Recorder, Synthesized, Witness},
+    circuit::{Matrices, PartitionCircuit, Recorder, Witness},
     groth16::ProvingKey,
 };
 
@@ -60,7 +60,6 @@ pub struct JobId(pub u64);
 /// What a partition's synthesis keeps of its circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SynthesisKind {
-    Full,
     Witness,
     /// The circuit's matrices, with the witness.
     Record,
@@ -68,15 +67,14 @@ pub enum SynthesisKind {
 
 /// A partition's circuit, synthesized as a `SynthesisKind` asks.
 pub enum Synthesis {
-    Full(Synthesized),
     Witness(Witness),
-    Recorded(Matrices, Witness),
+    /// Boxed: a circuit's matrices are recorded once, a witness is not.
+    Recorded(Box<Matrices>, Witness),
 }
 
 impl Synthesis {
     fn kind(&self) -> SynthesisKind {
         match self {
-            Synthesis::Full(_) => SynthesisKind::Full,
             Synthesis::Witness(_) => SynthesisKind::Witness,
             Synthesis::Recorded(..) => SynthesisKind::Record,
         }
@@ -84,13 +82,6 @@ impl Synthesis {
 
     fn unlike(&self, asked: SynthesisKind) -> anyhow::Error {
         anyhow::anyhow!("asked for {asked:?} synthesis, the partition's synthesis gave {:?}", self.kind())
-    }
-
-    pub fn into_full(self) -> Result<Synthesized> {
-        match self {
-            Synthesis::Full(cs) => Ok(cs),
-            other => Err(other.unlike(SynthesisKind::Full)),
-        }
     }
 
     pub fn into_witness(self) -> Result<Witness> {
@@ -102,7 +93,7 @@ impl Synthesis {
 
     pub fn into_recorded(self) -> Result<(Matrices, Witness)> {
         match self {
-            Synthesis::Recorded(m, w) => Ok((m, w)),
+            Synthesis::Recorded(m, w) => Ok((*m, w)),
             other => Err(other.unlike(SynthesisKind::Record)),
         }
     }
@@ -115,11 +106,10 @@ pub type SynthesizeFn = Box<dyn FnOnce(SynthesisKind) -> Result<Synthesis> + Sen
 pub fn synthesis_of<P: PartitionCircuit>(circuit: P) -> SynthesizeFn {
     Box::new(move |kind| {
         Ok(match kind {
-            SynthesisKind::Full => Synthesis::Full(circuit.synthesize_into()?),
             SynthesisKind::Witness => Synthesis::Witness(circuit.synthesize_into()?),
             SynthesisKind::Record => {
                 let (matrices, witness) = circuit.synthesize_into::<Recorder>()?.finish()?;
-                Synthesis::Recorded(matrices, witness)
+                Synthesis::Recorded(Box::new(matrices), witness)
             }
         })
     })

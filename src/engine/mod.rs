@@ -21,7 +21,7 @@ use std::{path::Path, sync::Arc};
 use anyhow::Result;
 use once_cell::sync::OnceCell;
 
-pub use config::{Config, GpuFailure, SynthesisMode};
+pub use config::{Config, GpuFailure};
 pub use job::{
     is_cancelled, synthesis_of, Cancelled, JobId, JobSpec, JobState, PartitionWork, Priority, ProofKind, Synthesis, SynthesisKind,
     SynthesizeFn, Verification,

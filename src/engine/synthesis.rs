@@ -1,5 +1,5 @@
-//! A partition's synthesis as the configuration says: in full, or its
-//! witness alone with a, b and c from the circuit's recorded matrices. The
+//! A partition's synthesis: its witness alone, with a, b and c from the
+//! circuit's recorded matrices (evaluated here or by the GPU). The
 //! matrices are read from their file beside the proving key when there is a
 //! good one, else recorded from the first partition synthesized under the
 //! key (its witness comes with them) and written there for later processes;
@@ -16,14 +16,11 @@ use anyhow::Result;
 
 use crate::{
     circuit::{matrices_file, Assignment, Matrices},
-    engine::{
-        config::SynthesisMode,
-        job::{SynthesisKind, SynthesizeFn},
-    },
+    engine::job::{SynthesisKind, SynthesizeFn},
     groth16::ProvingKey,
 };
 
-/// Runs `synthesize` for a partition under `pk` as `mode` says; with
+/// Runs `synthesize` for a partition under `pk`; with
 /// `files`, the matrices are read from and written to `matrices_path(pk)`.
 /// A witness goes to the prover as it is when a GPU will prove it (a, b
 /// and c are evaluated in device memory), else with a, b and c evaluated
@@ -31,13 +28,9 @@ use crate::{
 pub(super) fn synthesize(
     synthesize: SynthesizeFn,
     pk: &Arc<ProvingKey>,
-    mode: SynthesisMode,
     files: bool,
     gpu_prover: bool,
 ) -> Result<Assignment> {
-    if mode == SynthesisMode::Full {
-        return Ok(synthesize(SynthesisKind::Full)?.into_full()?.into());
-    }
     let file = files.then(|| matrices_path(pk)).flatten();
     let mut synthesize = Some(synthesize);
     let mut recorded = None;

@@ -20,9 +20,8 @@
 //! (the first partitions of each, default all), CUZK_BENCH_PROBES
 //! (Winning PoSt proofs, idle and under load, default 3), CUZK_BENCH_PROBE_GAP_S
 //! (seconds between probes under load, default 5), CUZK_BENCH_SVG; engine
-//! settings from CUZK_* (docs/CONFIG.md; with CUZK_SYNTHESIS=witness the
-//! circuit's matrices are recorded before the stream, from the partition
-//! that sizes the key).
+//! settings from CUZK_* (docs/CONFIG.md; the circuit's matrices are
+//! recorded before the stream, from the partition that sizes the key).
 
 use std::{
     sync::{
@@ -40,7 +39,7 @@ use cuzk::{
         devices::gpu_status,
         prover, synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, SynthesisKind, SynthesisMode, SynthesizeFn, Verification,
+        Config, Engine, JobId, JobSpec, PartitionWork, ProofKind, SynthesisKind, SynthesizeFn, Verification,
     },
     groth16::{synthetic_srs, ProvingKey},
 };
@@ -170,17 +169,12 @@ fn secs(t: Instant) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-/// The first partition synthesized, for the key's shape; in witness mode
-/// with the circuit's matrices recorded from it, for the key, so that the
-/// stream shows the steady state (a process records once per circuit).
-fn first_partition(first: SynthesizeFn, mode: SynthesisMode) -> Result<(Synthesized, Option<Matrices>)> {
-    match mode {
-        SynthesisMode::Full => Ok((first(SynthesisKind::Full)?.into_full()?, None)),
-        SynthesisMode::Witness => {
-            let (matrices, witness) = first(SynthesisKind::Record)?.into_recorded()?;
-            Ok((matrices.evaluate(witness)?, Some(matrices)))
-        }
-    }
+/// The first partition synthesized, for the key's shape, with the circuit's
+/// matrices recorded from it, for the key, so that the stream shows the
+/// steady state (a process records once per circuit).
+fn first_partition(first: SynthesizeFn) -> Result<(Synthesized, Matrices)> {
+    let (matrices, witness) = first(SynthesisKind::Record)?.into_recorded()?;
+    Ok((matrices.evaluate(witness)?, matrices))
 }
 
 /// A key of valid points for `cs`'s shape.
@@ -199,15 +193,13 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
 
     let config = Config::from_env()?;
     let t = Instant::now();
-    let (cs, matrices) = first_partition(first, config.synthesis)?;
+    let (cs, matrices) = first_partition(first)?;
     let first_synthesis_s = secs(t);
     let constraints = cs.num_constraints();
     let t = Instant::now();
     let key = key_for(&cs);
     drop(cs);
-    if let Some(matrices) = matrices {
-        let _ = key.matrices.set(matrices);
-    }
+    let _ = key.matrices.set(matrices);
     let key_s = secs(t);
     eprintln!("stream: {sector} {what} partition of {constraints} constraints synthesized in {first_synthesis_s:.1} s; key ({} bytes) in {key_s:.1} s", key.size_bytes());
 

@@ -536,7 +536,6 @@ mod tests {
             post_memory_reserve,
             gpus: None,
             gpu_memory_budget: None,
-            synthesis: crate::engine::SynthesisMode::Full,
             matrices_files: false,
             gpu_fallback: crate::engine::GpuFailure::RetryOnCpu,
         }

@@ -38,7 +38,7 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
 
 pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
     loop {
-        let (key, work, bytes, shares, pk, (mode, files, gpu_prover)) = {
+        let (key, work, bytes, shares, pk, (files, gpu_prover)) = {
             let mut st = lock(&shared.state);
             loop {
                 if st.synthesis_worker_retires() {
@@ -47,7 +47,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
                 if let Some(Taken { key, work, bytes, shares }) = st.take_synthesis() {
                     st.record(shared.started, key, Stage::SynthesisStart, worker);
                     let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
-                    let how = (st.config.synthesis, st.config.matrices_files, !st.config.selected_gpus().is_empty());
+                    let how = (st.config.matrices_files, !st.config.selected_gpus().is_empty());
                     break (key, work, bytes, shares, pk, how);
                 }
                 st = shared.synthesis_cv.wait(st).unwrap_or_else(|e| e.into_inner());
@@ -57,7 +57,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         let PartitionWork { synthesize, public_inputs } = work;
         let synthesize = || {
             catch_unwind(AssertUnwindSafe(|| match &pk {
-                Some(pk) => synthesis::synthesize(synthesize, pk, mode, files, gpu_prover),
+                Some(pk) => synthesis::synthesize(synthesize, pk, files, gpu_prover),
                 None => bail!("the job finished before its partition was synthesized"),
             }))
             .unwrap_or_else(|p| Err(panic_error(p)))
