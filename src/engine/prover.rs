@@ -161,8 +161,16 @@ struct StepsRetried<'a, 'r> {
 
 #[cfg(any(feature = "cuda", test))]
 impl StepsRetried<'_, '_> {
-    fn retried<T>(&self, step: &str, on: impl Fn(&dyn Backend) -> Result<T>) -> Result<T> {
+    /// `on` the GPU, else on the CPU with `host_bytes` (memory the step
+    /// takes there beyond its partition's) taken from `host_room` first.
+    fn retried<T>(&self, step: &str, host_bytes: u64, on: impl Fn(&dyn Backend) -> Result<T>) -> Result<T> {
         on(self.gpu).or_else(|e| {
+            let _room = match self.host_room {
+                Some(take) if host_bytes > 0 => Some(
+                    take(host_bytes).map_err(|refused| refused.context(format!("GPU {step}: {e:#}; not retried on the CPU")))?,
+                ),
+                _ => None,
+            };
             log::warn!("cuzk: GPU {step}: {e:#}; retrying it on the CPU");
             on(self.cpu)
         })
@@ -172,36 +180,27 @@ impl StepsRetried<'_, '_> {
 #[cfg(any(feature = "cuda", test))]
 impl Backend for StepsRetried<'_, '_> {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
-        self.retried("H", |be| be.h_term(a, b, c))
+        self.retried("H", 0, |be| be.h_term(a, b, c))
     }
 
     fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
-        self.gpu.h_term_of_witness(m, w).or_else(|e| {
-            let _room = match self.host_room {
-                Some(take) => Some(take(self.h_on_cpu).map_err(|refused| {
-                    refused.context(format!("GPU H: {e:#}; not retried on the CPU"))
-                })?),
-                None => None,
-            };
-            log::warn!("cuzk: GPU H: {e:#}; retrying it on the CPU");
-            self.cpu.h_term_of_witness(m, w)
-        })
+        self.retried("H", self.h_on_cpu, |be| be.h_term_of_witness(m, w))
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
-        self.retried("MSM", |be| be.msm_g1(query, scalars))
+        self.retried("MSM", 0, |be| be.msm_g1(query, scalars))
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
-        self.retried("MSM B G2", |be| be.msm_b_g2(scalars))
+        self.retried("MSM B G2", 0, |be| be.msm_b_g2(scalars))
     }
 
     fn msm_g1_over(&self, query: G1Query, scalars: &MsmScalars) -> Result<G1Projective> {
-        self.retried("MSM", |be| be.msm_g1_over(query, scalars))
+        self.retried("MSM", 0, |be| be.msm_g1_over(query, scalars))
     }
 
     fn msm_b_g2_over(&self, scalars: &MsmScalars) -> Result<G2Projective> {
-        self.retried("MSM B G2", |be| be.msm_b_g2_over(scalars))
+        self.retried("MSM B G2", 0, |be| be.msm_b_g2_over(scalars))
     }
 }
 

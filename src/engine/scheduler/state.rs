@@ -236,11 +236,7 @@ impl State {
         // Estimated only for a partition that may start: it asks the GPUs.
         let bytes = job.and_then(|j| j.key.as_ref()).map_or(0, |pk| (self.in_flight.estimate)(&self.config, pk));
         let reserve = if key.priority == Priority::Low { self.config.post_memory_reserve } else { 0 };
-        let available = self
-            .config
-            .host_memory_budget
-            .saturating_sub(self.keys_bytes() + self.in_flight.bytes())
-            .saturating_sub(reserve);
+        let available = self.free_host_bytes().saturating_sub(reserve);
         if bytes > available {
             if self.in_flight.bytes() > 0 {
                 return None;
@@ -263,10 +259,16 @@ impl State {
         Some(Taken { key, work, bytes, shares })
     }
 
+    /// The host budget left after the keys and the partitions in flight.
+    fn free_host_bytes(&self) -> u64 {
+        self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight.bytes())
+    }
+
     /// Counts `bytes` more in flight if the host budget has them free now
-    /// (a step that needs memory its partition was not admitted with).
+    /// (a step that needs memory its partition was not admitted with);
+    /// `release` gives them back.
     pub(super) fn take_host_bytes(&mut self, bytes: u64) -> Result<()> {
-        let free = self.config.host_memory_budget.saturating_sub(self.keys_bytes() + self.in_flight.bytes());
+        let free = self.free_host_bytes();
         anyhow::ensure!(
             bytes <= free,
             "the host memory budget has {free} bytes free, not the {bytes} the step needs on the CPU"
@@ -522,7 +524,7 @@ mod tests {
         assert_eq!(st.in_flight.bytes(), 1000, "a refused step takes nothing");
         st.take_host_bytes(free).unwrap();
         assert_eq!(st.in_flight.bytes(), 1000 + free);
-        st.in_flight.release(free);
+        st.release(free);
         assert_eq!(st.in_flight.bytes(), 1000);
     }
 

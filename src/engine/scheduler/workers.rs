@@ -147,7 +147,7 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
 fn host_bytes(shared: &Shared, bytes: u64) -> Result<HostBytes<'_>> {
     lock(&shared.state).take_host_bytes(bytes)?;
     Ok(HostBytes::taken(move || {
-        lock(&shared.state).in_flight.release(bytes);
+        lock(&shared.state).release(bytes);
         shared.synthesis_cv.notify_all();
     }))
 }
