@@ -16,20 +16,29 @@ use anyhow::Result;
 
 use crate::{
     circuit::{matrices_file, Assignment, Matrices},
-    engine::job::{SynthesisKind, SynthesizeFn},
+    engine::{
+        bulk_pool,
+        job::{SynthesisKind, SynthesizeFn},
+    },
     groth16::ProvingKey,
 };
 
-/// Runs `synthesize` for a partition under `pk`; with
-/// `files`, the matrices are read from and written to `matrices_path(pk)`.
-/// A witness goes to the prover as it is when a GPU will prove it (a, b
-/// and c are evaluated in device memory), else with a, b and c evaluated
-/// here, on the synthesis threads.
+/// Runs `synthesize` for a partition under `pk`, on the bulk pool when
+/// `bulk` (C2 and SnapDeals); with `files`, the matrices are read from and
+/// written to `matrices_path(pk)`. A witness goes to the prover as it is
+/// when a GPU will prove it (a, b and c are evaluated in device memory),
+/// else with a, b and c evaluated here, on the synthesis threads.
+///
+/// The wait for another partition's recording happens on the calling
+/// thread, never on a pool thread: a pool thread recording waits in rayon's
+/// joins by running other queued pool jobs, and one of those blocking on
+/// the recording it is part of would never return.
 pub(super) fn synthesize(
     synthesize: SynthesizeFn,
     pk: &Arc<ProvingKey>,
     files: bool,
     gpu_prover: bool,
+    bulk: bool,
 ) -> Result<Assignment> {
     let file = files.then(|| matrices_path(pk)).flatten();
     let mut synthesize = Some(synthesize);
@@ -40,7 +49,7 @@ pub(super) fn synthesize(
         }
         let start = Instant::now();
         let record = synthesize.take().expect("the partition's synthesis is there until used");
-        let (matrices, witness) = record(SynthesisKind::Record)?.into_recorded()?;
+        let (matrices, witness) = run(bulk, || record(SynthesisKind::Record))?.into_recorded()?;
         log::info!(
             "cuzk: recorded the circuit's matrices in {:?}: {} constraints, {} terms, {} MiB",
             start.elapsed(),
@@ -56,13 +65,22 @@ pub(super) fn synthesize(
     }
     let witness = match (recorded, synthesize) {
         (Some(witness), _) => witness,
-        (None, Some(synthesize)) => synthesize(SynthesisKind::Witness)?.into_witness()?,
+        (None, Some(synthesize)) => run(bulk, || synthesize(SynthesisKind::Witness))?.into_witness()?,
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
     if gpu_prover {
         return Ok(witness.into());
     }
-    Ok(matrices.evaluate(witness)?.into())
+    Ok(run(bulk, || matrices.evaluate(witness))?.into())
+}
+
+/// `f` on the bulk pool when `bulk`, else on this thread.
+fn run<T: Send>(bulk: bool, f: impl FnOnce() -> T + Send) -> T {
+    if bulk {
+        bulk_pool::install(f)
+    } else {
+        f()
+    }
 }
 
 /// The matrices file beside `pk`'s `.params` file, and that file's name

@@ -22,7 +22,6 @@ use super::{
 use crate::{
     circuit::Assignment,
     engine::{
-        bulk_pool,
         job::{JobState, PartitionWork, Priority, Verification},
         synthesis,
         prover::{self, GpuFailure, HostBytes, Placement, Timed},
@@ -55,14 +54,12 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         };
         let start = Instant::now();
         let PartitionWork { synthesize, public_inputs } = work;
-        let synthesize = || {
-            catch_unwind(AssertUnwindSafe(|| match &pk {
-                Some(pk) => synthesis::synthesize(synthesize, pk, files, gpu_prover),
-                None => bail!("the job finished before its partition was synthesized"),
-            }))
-            .unwrap_or_else(|p| Err(panic_error(p)))
-        };
-        let result = if key.priority == Priority::Low { bulk_pool::install(synthesize) } else { synthesize() };
+        let bulk = key.priority == Priority::Low;
+        let result = catch_unwind(AssertUnwindSafe(|| match &pk {
+            Some(pk) => synthesis::synthesize(synthesize, pk, files, gpu_prover, bulk),
+            None => bail!("the job finished before its partition was synthesized"),
+        }))
+        .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
