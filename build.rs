@@ -98,7 +98,7 @@ fn generate_header() {
     };
     let mut raw = Vec::new();
     bindings.write(&mut raw);
-    let header = c_names(&String::from_utf8(raw).unwrap());
+    let header = instance_names(&c_names(&String::from_utf8(raw).unwrap()));
     let path = Path::new(&dir).join("include/cuzk.h");
     if fs::read_to_string(&path).ok().as_deref() != Some(header.as_str()) {
         fs::write(&path, header).expect("cannot write include/cuzk.h");
@@ -151,5 +151,53 @@ fn typedef_uses(line: &str) -> String {
         rest = &after[ident_len..];
     }
     out.push_str(rest);
+    out
+}
+
+/// Each instance of the generic `Response<T>` comes out as a struct named by
+/// cbindgen (`Response_bool`) followed by its alias (`typedef struct
+/// Response_bool Result_bool_t;`); filcrypto.h has one struct under the
+/// alias's names (tag `Result_bool`, typedef `Result_bool_t`).
+fn instance_names(header: &str) -> String {
+    let mut lines: Vec<String> = header.lines().map(str::to_owned).collect();
+    let mut aliases = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let alias = lines[i].strip_prefix("typedef struct ").and_then(|r| r.strip_suffix(';')).and_then(|r| r.split_once(' '));
+        let Some((tag, alias)) = alias.map(|(t, a)| (t.to_owned(), a.to_owned())) else {
+            i += 1;
+            continue;
+        };
+        let Some(start) = lines[..i].iter().position(|l| *l == format!("typedef struct {tag} {{")) else {
+            i += 1;
+            continue;
+        };
+        let end = start + lines[start..i].iter().position(|l| l.starts_with("} ")).expect("a struct without its end");
+        let alias_tag = alias.strip_suffix("_t").unwrap_or(&alias);
+        lines[start] = format!("typedef struct {alias_tag} {{");
+        lines[end] = format!("}} {alias};");
+        aliases.push(alias);
+        // The alias and the blank line cbindgen puts before it.
+        lines.drain(i - 1..=i);
+        i -= 1;
+    }
+    // Functions returning an instance: cbindgen aligned their arguments after
+    // the alias, while those of every other struct type were aligned after
+    // `struct X_t`, a `struct ` that c_names then dropped. Keep the header's
+    // one alignment.
+    let returns_instance = |l: &str| aliases.iter().any(|a| l.starts_with(&format!("{a} *")));
+    let mut in_declaration = false;
+    for line in &mut lines {
+        if in_declaration && line.starts_with(' ') {
+            line.insert_str(0, "       ");
+        }
+        if returns_instance(line) || (in_declaration && line.starts_with(' ')) {
+            in_declaration = !line.ends_with(';');
+        } else {
+            in_declaration = false;
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
     out
 }

@@ -6,7 +6,7 @@ use anyhow::{anyhow, ensure, Result};
 use filecoin_proofs_api::{seal, RegisteredAggregationProof, SectorId};
 
 use super::{
-    boundary::respond,
+    boundary::{respond, Errors},
     boxed::{array32, byte_lists, bytes, list},
     seal::seal_proof,
     types::*,
@@ -37,13 +37,13 @@ pub unsafe extern "C" fn aggregate_seal_proofs(
     seeds: slice_ref_uint8_32_array_t,
     seal_commit_responses: slice_ref_slice_boxed_uint8_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("aggregate_seal_proofs", || {
+    respond("aggregate_seal_proofs", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
         let ra = aggregation_proof(registered_aggregation)?;
-        // SAFETY (three): forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let comm_rs: Vec<[u8; 32]> = unsafe { list(comm_rs.ptr, comm_rs.len, "comm_rs")? }.iter().map(|c| c.idx).collect();
         let seeds: Vec<[u8; 32]> = unsafe { list(seeds.ptr, seeds.len, "seeds")? }.iter().map(|s| s.idx).collect();
-        let outputs = unsafe { byte_lists(seal_commit_responses, "seal_commit_responses")? };
+        let outputs = try_arg!(byte_lists, seal_commit_responses);
         ensure!(!outputs.is_empty(), "seal_commit_responses is an empty list");
         ensure!(
             comm_rs.len() == outputs.len() && seeds.len() == outputs.len(),
@@ -71,12 +71,12 @@ pub unsafe extern "C" fn verify_aggregate_seal_proof(
     proof: slice_ref_uint8_t,
     commit_inputs: slice_ref_AggregationInputs_t,
 ) -> *mut Result_bool_t {
-    respond("verify_aggregate_seal_proof", || {
+    respond("verify_aggregate_seal_proof", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
         let ra = aggregation_proof(registered_aggregation)?;
-        // SAFETY (three): forwarded from this function's contract.
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
-        let proof = unsafe { bytes(proof, "proof")? }.to_vec();
+        let prover_id = try_arg!(array32, prover_id);
+        let proof = try_arg!(bytes, proof).to_vec();
+        // SAFETY: forwarded from this function's contract.
         let inputs = unsafe { list(commit_inputs.ptr, commit_inputs.len, "commit_inputs")? };
         ensure!(!inputs.is_empty(), "commit_inputs is an empty list");
         let mut public = Vec::new();

@@ -1,5 +1,5 @@
 //! Conversions between Rust-owned buffers and their C form, and the borrowed
-//! inputs' checks. The only place that builds or frees `slice_boxed_*`.
+//! inputs' checks.
 
 use anyhow::{bail, ensure, Result};
 
@@ -25,103 +25,15 @@ pub unsafe fn unleak<T>(ptr: *mut T, len: usize) -> Vec<T> {
     unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
 }
 
-/// `from_vec` and `free` for a boxed slice of plain elements.
-macro_rules! plain_boxed_slice {
-    ($ty:ident, $elem:ty) => {
-        impl $ty {
-            pub fn from_vec(v: Vec<$elem>) -> Self {
-                let (ptr, len) = leak(v);
-                Self { ptr, len }
-            }
-
-            /// Frees the buffer. NULL is accepted and ignored.
-            ///
-            /// # Safety
-            /// `self` must come from `from_vec` (or `alloc_boxed_slice`) and not
-            /// have been freed before.
-            pub unsafe fn free(self) {
-                // SAFETY: forwarded from this function's contract.
-                drop(unsafe { unleak(self.ptr, self.len) });
-            }
-        }
-    };
-}
-
-plain_boxed_slice!(slice_boxed_uint8_t, u8);
-plain_boxed_slice!(slice_boxed_uint64_t, u64);
-
-impl slice_boxed_uint8_t {
-    pub fn empty() -> Self {
-        Self::from_vec(Vec::new())
-    }
-}
-
 impl slice_boxed_uint8_t {
     /// Takes back a buffer the caller handed over (by value) as a vector.
     ///
     /// # Safety
-    /// As `free`: `self` must come from `from_vec` (or `alloc_boxed_slice`) and
-    /// must not be used or freed afterwards.
+    /// `self` must come from `from_vec` (or `alloc_boxed_slice`) and must not
+    /// be used or freed afterwards.
     pub unsafe fn into_vec(self) -> Vec<u8> {
         // SAFETY: forwarded from this function's contract.
         unsafe { unleak(self.ptr, self.len) }
-    }
-}
-
-impl slice_boxed_slice_boxed_uint64_t {
-    pub fn from_vec(v: Vec<Vec<u64>>) -> Self {
-        let (ptr, len) = leak(v.into_iter().map(slice_boxed_uint64_t::from_vec).collect());
-        Self { ptr, len }
-    }
-
-    /// Frees the list and every buffer in it.
-    ///
-    /// # Safety
-    /// As `slice_boxed_uint8_t::free`, for the list and each buffer.
-    pub unsafe fn free(self) {
-        // SAFETY: forwarded from this function's contract.
-        for b in unsafe { unleak(self.ptr, self.len) } {
-            // SAFETY: each buffer is owned by the list, freed once.
-            unsafe { b.free() };
-        }
-    }
-}
-
-impl slice_boxed_slice_boxed_uint8_t {
-    pub fn from_vec(v: Vec<Vec<u8>>) -> Self {
-        let (ptr, len) = leak(v.into_iter().map(slice_boxed_uint8_t::from_vec).collect());
-        Self { ptr, len }
-    }
-
-    /// Frees the list and every buffer in it.
-    ///
-    /// # Safety
-    /// As `slice_boxed_uint8_t::free`, for the list and each buffer.
-    pub unsafe fn free(self) {
-        // SAFETY: forwarded from this function's contract.
-        for b in unsafe { unleak(self.ptr, self.len) } {
-            // SAFETY: each buffer is owned by the list, freed once.
-            unsafe { b.free() };
-        }
-    }
-}
-
-impl slice_boxed_PoStProof_t {
-    pub fn from_vec(v: Vec<PoStProof_t>) -> Self {
-        let (ptr, len) = leak(v);
-        Self { ptr, len }
-    }
-
-    /// Frees the list and every proof in it.
-    ///
-    /// # Safety
-    /// As `slice_boxed_uint8_t::free`, for the list and each proof.
-    pub unsafe fn free(self) {
-        // SAFETY: forwarded from this function's contract.
-        for p in unsafe { unleak(self.ptr, self.len) } {
-            // SAFETY: each proof's bytes are owned by the list, freed once.
-            unsafe { p.proof.free() };
-        }
     }
 }
 

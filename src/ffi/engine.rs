@@ -11,17 +11,15 @@
 //! from its submit until `cuzk_wait` returns its outcome (OK, PROOF_FAILED or
 //! CANCELLED) or `cuzk_release` forgets it.
 
-use std::{
-    cell::RefCell,
-    panic::{catch_unwind, AssertUnwindSafe},
-    time::Duration,
-};
+use std::{cell::RefCell, time::Duration};
 
 use anyhow::anyhow;
 use filecoin_proofs::PoStType;
 
 use super::{
+    boundary::{catch, guard},
     boxed::{array32, byte_lists, bytes},
+    owned::Owned,
     engine_types::*,
     post::post_proof,
     seal::seal_proof,
@@ -31,7 +29,6 @@ use super::{
 use crate::{
     api::{keys::KeyOf, porep, post, snap},
     engine::{self, is_cancelled, requests, CallContext, JobId, Priority, ProofKind},
-    panic_message::panic_message,
 };
 
 /// A failed call: its code and message.
@@ -56,8 +53,7 @@ thread_local! {
 /// message the thread's last error, a panic `CUZK_INTERNAL_ERROR`.
 fn call(name: &str, body: impl FnOnce() -> Result<(), Failure>) -> cuzk_result_t {
     super::logging::init();
-    let outcome = catch_unwind(AssertUnwindSafe(body))
-        .unwrap_or_else(|payload| Err(Failure { code: cuzk_result::CUZK_INTERNAL_ERROR, message: panic_message(payload.as_ref()) }));
+    let outcome = catch(body).unwrap_or_else(|panic| Err(Failure { code: cuzk_result::CUZK_INTERNAL_ERROR, message: panic }));
     match outcome {
         Ok(()) => cuzk_result::CUZK_OK as i32,
         Err(f) => {
@@ -125,10 +121,9 @@ pub unsafe extern "C" fn cuzk_submit_porep_c2(
     job_id: *mut u64,
 ) -> cuzk_result_t {
     call("cuzk_submit_porep_c2", || {
-        // SAFETY (two): forwarded from this function's contract.
+        // SAFETY (three): forwarded from this function's contract.
         let c1 = unsafe { bytes(c1_output, "c1_output") }.map_err(invalid)?.to_vec();
         let prover_id = unsafe { array32(prover_id, "prover_id") }.map_err(invalid)?;
-        // SAFETY: forwarded from this function's contract.
         unsafe {
             start(ProofKind::PorepC2, priority, job_id, move |context| porep::seal_commit_phase2(context, &c1, sector_id, prover_id))
         }
@@ -222,9 +217,10 @@ pub unsafe extern "C" fn cuzk_submit_snap_deals(
 ) -> cuzk_result_t {
     call("cuzk_submit_snap_deals", || {
         let rp = update_proof(registered_proof).map_err(invalid)?;
-        // SAFETY (four): forwarded from this function's contract.
+        // SAFETY: forwarded from this function's contract.
         let vanilla = unsafe { byte_lists(vanilla_proofs, "vanilla_proofs") }.map_err(invalid)?;
         let comms = snap::UpdateCommitments {
+            // SAFETY (three): forwarded from this function's contract.
             comm_r_old: unsafe { array32(comm_r_old, "comm_r_old") }.map_err(invalid)?,
             comm_r_new: unsafe { array32(comm_r_new, "comm_r_new") }.map_err(invalid)?,
             comm_d_new: unsafe { array32(comm_d_new, "comm_d_new") }.map_err(invalid)?,
@@ -414,7 +410,7 @@ pub unsafe extern "C" fn cuzk_config_json(json: *mut slice_boxed_uint8_t) -> cuz
 /// A non-NULL `buf` must be writable for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn cuzk_last_error(buf: *mut u8, len: usize) -> usize {
-    catch_unwind(|| {
+    guard("cuzk_last_error", 0, || {
         LAST_ERROR.with(|e| {
             let message = e.borrow();
             if !buf.is_null() && len > 0 {
@@ -429,7 +425,6 @@ pub unsafe extern "C" fn cuzk_last_error(buf: *mut u8, len: usize) -> usize {
             message.len()
         })
     })
-    .unwrap_or(0)
 }
 
 /// Frees bytes returned by a `cuzk_*` call. `{NULL, 0}` is ignored.
@@ -439,5 +434,5 @@ pub unsafe extern "C" fn cuzk_last_error(buf: *mut u8, len: usize) -> usize {
 #[no_mangle]
 pub unsafe extern "C" fn cuzk_bytes_free(bytes: slice_boxed_uint8_t) {
     // SAFETY: forwarded from this function's contract.
-    let _ = catch_unwind(AssertUnwindSafe(|| unsafe { bytes.free() }));
+    guard("cuzk_bytes_free", (), || unsafe { bytes.free() });
 }

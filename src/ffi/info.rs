@@ -1,13 +1,11 @@
 //! Information exports: GPUs, parameter and verifying-key files of each proof
 //! type, proof versions, sizes and partition counts.
 
-use std::panic::catch_unwind;
-
 use anyhow::Result;
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof};
 
 use super::{
-    boundary::{respond, respond_accessor},
+    boundary::{guard, respond, Errors},
     post::post_proof,
     seal::seal_proof,
     types::*,
@@ -19,7 +17,7 @@ use crate::{api::sealing, engine::devices};
 /// `destroy_gpu_device_response`.
 #[no_mangle]
 pub extern "C" fn get_gpu_devices() -> *mut Result_slice_boxed_slice_boxed_uint8_t {
-    respond("get_gpu_devices", || {
+    respond("get_gpu_devices", Errors::Chain, || {
         Ok(slice_boxed_slice_boxed_uint8_t::from_vec(devices::gpu_names().into_iter().map(String::into_bytes).collect()))
     })
 }
@@ -31,7 +29,7 @@ fn seal_string(
     v: RegisteredSealProof_t,
     op: fn(RegisteredSealProof) -> Result<String>,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond_accessor(name, || op(seal_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
+    respond(name, Errors::Accessor, || op(seal_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
 }
 
 /// A string about PoSt proof `v` (Window `V1_1` is api `V1_2`), as `seal_string`.
@@ -40,7 +38,7 @@ fn post_string(
     v: RegisteredPoStProof_t,
     op: fn(RegisteredPoStProof) -> Result<String>,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond_accessor(name, || op(post_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
+    respond(name, Errors::Accessor, || op(post_proof(v)?).map(|s| slice_boxed_uint8_t::from_vec(s.into_bytes())))
 }
 
 /// The path of the `.params` file of the seal proof's circuit (it need not
@@ -130,7 +128,7 @@ pub extern "C" fn get_post_version(registered_proof: RegisteredPoStProof_t) -> *
 /// is not a `RegisteredSealProof` (stock has no error channel here).
 #[no_mangle]
 pub extern "C" fn get_max_user_bytes_per_staged_sector(registered_proof: RegisteredSealProof_t) -> u64 {
-    catch_unwind(|| seal_proof(registered_proof).map_or(0, sealing::max_user_bytes)).unwrap_or(0)
+    guard("get_max_user_bytes_per_staged_sector", 0, || seal_proof(registered_proof).map_or(0, sealing::max_user_bytes))
 }
 
 /// The Window PoSt partitions `num_sectors` sectors take: at least 1. Only
@@ -141,7 +139,7 @@ pub extern "C" fn get_num_partition_for_fallback_post(
     registered_proof: RegisteredPoStProof_t,
     num_sectors: usize,
 ) -> *mut Result_size_t {
-    respond("get_num_partition_for_fallback_post", || {
+    respond("get_num_partition_for_fallback_post", Errors::Chain, || {
         filecoin_proofs_api::post::get_num_partition_for_fallback_post(post_proof(registered_proof)?, num_sectors)
     })
 }

@@ -2,23 +2,21 @@
 //! `GOLOG_LOG_FMT=json`, initialised on the first call into the library; or on
 //! a file descriptor, if `init_log_fd` is that first call.
 
-use std::{
-    fs::File,
-    os::fd::FromRawFd,
-    panic::{catch_unwind, AssertUnwindSafe},
-    sync::Once,
-};
+use std::{fs::File, os::fd::FromRawFd, sync::Once};
 
 use anyhow::{bail, Result};
 
-use super::{boundary::respond, types::Result_void_t};
+use super::{
+    boundary::{catch, respond, Errors},
+    types::Result_void_t,
+};
 
 static INIT: Once = Once::new();
 
 /// Never panics (a malformed `RUST_LOG` leaves logging off).
 pub fn init() {
     INIT.call_once(|| {
-        let _ = catch_unwind(fil_logger::maybe_init);
+        let _ = catch(fil_logger::maybe_init);
     });
 }
 
@@ -36,7 +34,7 @@ fn init_with_fd(fd: i32) -> Result<()> {
         // SAFETY: `fd` is open, and the caller hands it to the library for good
         // (stock's contract of `init_log_fd`); it is taken only here, once.
         let file = unsafe { File::from_raw_fd(fd) };
-        set = Some(catch_unwind(AssertUnwindSafe(|| fil_logger::init_with_file(file))).is_ok());
+        set = Some(catch(|| fil_logger::init_with_file(file)).is_ok());
     });
     match set {
         Some(true) => Ok(()),
@@ -54,5 +52,5 @@ fn init_with_fd(fd: i32) -> Result<()> {
 #[no_mangle]
 pub extern "C" fn init_log_fd(log_fd: i32) -> *mut Result_void_t {
     let outcome = init_with_fd(log_fd);
-    respond("init_log_fd", || outcome)
+    respond("init_log_fd", Errors::Chain, || outcome)
 }

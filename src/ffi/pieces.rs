@@ -2,7 +2,7 @@
 //! alignment), and piece and data commitments.
 
 use super::{
-    boundary::respond,
+    boundary::{respond, Errors},
     boxed::{self, u64s},
     fd,
     seal::seal_proof,
@@ -26,12 +26,11 @@ pub unsafe extern "C" fn write_with_alignment(
     dst_fd: i32,
     existing_piece_sizes: slice_ref_uint64_t,
 ) -> *mut Result_WriteWithAlignment_t {
-    respond("write_with_alignment", || {
+    respond("write_with_alignment", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (three): forwarded from this function's contract.
-        let existing = unsafe { u64s(existing_piece_sizes, "existing_piece_sizes")? };
-        let src = unsafe { fd::borrow(src_fd, "src_fd")? };
-        let dst = unsafe { fd::borrow(dst_fd, "dst_fd")? };
+        let existing = try_arg!(u64s, existing_piece_sizes);
+        let src = try_arg!(fd::borrow, src_fd);
+        let dst = try_arg!(fd::borrow, dst_fd);
         let a = sealing::write_with_alignment(rp, &src, src_size, &dst, existing)?;
         Ok(WriteWithAlignment_t {
             comm_p: uint8_32_array_t { idx: a.comm_p },
@@ -54,11 +53,10 @@ pub unsafe extern "C" fn write_without_alignment(
     src_size: u64,
     dst_fd: i32,
 ) -> *mut Result_WriteWithoutAlignment_t {
-    respond("write_without_alignment", || {
+    respond("write_without_alignment", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let src = unsafe { fd::borrow(src_fd, "src_fd")? };
-        let dst = unsafe { fd::borrow(dst_fd, "dst_fd")? };
+        let src = try_arg!(fd::borrow, src_fd);
+        let dst = try_arg!(fd::borrow, dst_fd);
         let (comm_p, total) = sealing::write_without_alignment(rp, &src, src_size, &dst)?;
         Ok(WriteWithoutAlignment_t { comm_p: uint8_32_array_t { idx: comm_p }, total_write_unpadded: total })
     })
@@ -76,10 +74,9 @@ pub unsafe extern "C" fn generate_piece_commitment(
     piece_fd_raw: i32,
     unpadded_piece_size: u64,
 ) -> *mut Result_GeneratePieceCommitment_t {
-    respond("generate_piece_commitment", || {
+    respond("generate_piece_commitment", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY: forwarded from this function's contract.
-        let piece = unsafe { fd::borrow(piece_fd_raw, "piece_fd_raw")? };
+        let piece = try_arg!(fd::borrow, piece_fd_raw);
         let info = filecoin_proofs_api::seal::generate_piece_commitment(
             rp,
             &*piece,
@@ -100,10 +97,9 @@ pub unsafe extern "C" fn generate_data_commitment(
     registered_proof: RegisteredSealProof_t,
     pieces: slice_ref_PublicPieceInfo_t,
 ) -> *mut Result_uint8_32_array_t {
-    respond("generate_data_commitment", || {
+    respond("generate_data_commitment", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY: forwarded from this function's contract.
-        let pieces = unsafe { boxed::pieces(pieces, "pieces")? };
+        let pieces = try_arg!(boxed::pieces, pieces);
         let comm_d = filecoin_proofs_api::seal::compute_comm_d(rp, &pieces)?;
         Ok(uint8_32_array_t { idx: comm_d })
     })

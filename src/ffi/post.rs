@@ -8,7 +8,7 @@ use filecoin_proofs::PoStType;
 use filecoin_proofs_api::{PrivateReplicaInfo, PublicReplicaInfo, RegisteredPoStProof, SectorId};
 
 use super::{
-    boundary::{respond, respond_display, respond_display_with},
+    boundary::{respond, respond_with, Errors},
     boxed::{array32, boxed_path, byte_lists, list, path_of},
     types::*,
 };
@@ -47,10 +47,9 @@ unsafe fn request(
 ) -> Result<Request> {
     Ok(Request {
         rp: post_proof(registered_proof)?,
-        // SAFETY (three): forwarded from this function's contract.
-        randomness: unsafe { array32(randomness, "randomness")? },
-        prover_id: unsafe { array32(prover_id, "prover_id")? },
-        vanilla: unsafe { byte_lists(vanilla_proofs, "vanilla_proofs")? },
+        randomness: try_arg!(array32, randomness),
+        prover_id: try_arg!(array32, prover_id),
+        vanilla: try_arg!(byte_lists, vanilla_proofs),
     })
 }
 
@@ -73,7 +72,7 @@ pub unsafe extern "C" fn generate_winning_post_with_vanilla(
     prover_id: *const uint8_32_array_t,
     vanilla_proofs: slice_ref_slice_boxed_uint8_t,
 ) -> *mut Result_slice_boxed_PoStProof_t {
-    respond("generate_winning_post_with_vanilla", || {
+    respond("generate_winning_post_with_vanilla", Errors::Chain, || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
         let proof = post::post_with_vanilla(&CallContext::blocking(), PoStType::Winning, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
@@ -92,7 +91,7 @@ pub unsafe extern "C" fn generate_window_post_with_vanilla(
     prover_id: *const uint8_32_array_t,
     vanilla_proofs: slice_ref_slice_boxed_uint8_t,
 ) -> *mut Result_GenerateWindowPoSt_t {
-    respond_display("generate_window_post_with_vanilla", || {
+    respond("generate_window_post_with_vanilla", Errors::Message, || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
         let proof = post::post_with_vanilla(&CallContext::blocking(), PoStType::Window, r.rp, r.randomness, r.prover_id, &r.vanilla)?;
@@ -113,7 +112,7 @@ pub unsafe extern "C" fn generate_single_window_post_with_vanilla(
     vanilla_proofs: slice_ref_slice_boxed_uint8_t,
     partition_index: usize,
 ) -> *mut Result_GenerateSingleWindowPoStWithVanilla_t {
-    respond_display("generate_single_window_post_with_vanilla", || {
+    respond("generate_single_window_post_with_vanilla", Errors::Message, || {
         // SAFETY: forwarded from this function's contract.
         let r = unsafe { request(registered_proof, randomness, prover_id, vanilla_proofs)? };
         let proof = post::single_window_post_with_vanilla(&CallContext::blocking(), r.rp, r.randomness, r.prover_id, &r.vanilla, partition_index)?;
@@ -134,11 +133,10 @@ pub unsafe extern "C" fn merge_window_post_partition_proofs(
     registered_proof: RegisteredPoStProof_t,
     partition_proofs: slice_ref_slice_boxed_uint8_t,
 ) -> *mut Result_PoStProof_t {
-    respond("merge_window_post_partition_proofs", || {
+    respond("merge_window_post_partition_proofs", Errors::Chain, || {
         let rp = post_proof(registered_proof)?;
         ensure!(rp.typ() == PoStType::Window, "{rp:?} is not a Window PoSt proof type");
-        // SAFETY: forwarded from this function's contract.
-        let parts = unsafe { byte_lists(partition_proofs, "partition_proofs")? };
+        let parts = try_arg!(byte_lists, partition_proofs);
         ensure!(!parts.is_empty(), "partition_proofs is an empty list");
         let parts = parts.into_iter().map(filecoin_proofs::PartitionSnarkProof).collect::<Vec<_>>();
         let merged = filecoin_proofs_api::post::merge_window_post_partition_proofs(rp, parts)?;
@@ -188,10 +186,10 @@ pub unsafe extern "C" fn generate_winning_post(
     replicas: slice_ref_PrivateReplicaInfo_t,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_slice_boxed_PoStProof_t {
-    respond("generate_winning_post", || {
-        // SAFETY (three): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+    respond("generate_winning_post", Errors::Chain, || {
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
+        // SAFETY: forwarded from this function's contract.
         let replicas = unsafe { private_replicas(replicas)? };
         let (rp, proof) = post::post_from_replicas(&CallContext::blocking(), PoStType::Winning, randomness, prover_id, &replicas)?;
         Ok(post_proofs(rp, proof))
@@ -219,10 +217,10 @@ pub unsafe extern "C" fn generate_window_post(
     replicas: slice_ref_PrivateReplicaInfo_t,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_GenerateWindowPoSt_t {
-    respond_display_with("generate_window_post", window_post_error, || {
-        // SAFETY (three): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+    respond_with("generate_window_post", Errors::Message, window_post_error, || {
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
+        // SAFETY: forwarded from this function's contract.
         let replicas = unsafe { private_replicas(replicas)? };
         let (rp, proof) = post::post_from_replicas(&CallContext::blocking(), PoStType::Window, randomness, prover_id, &replicas)?;
         Ok(GenerateWindowPoSt_t { proofs: post_proofs(rp, proof), faulty_sectors: slice_boxed_uint64_t::from_vec(Vec::new()) })
@@ -241,11 +239,11 @@ pub unsafe extern "C" fn generate_fallback_sector_challenges(
     sector_ids: slice_ref_uint64_t,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_GenerateFallbackSectorChallenges_t {
-    respond("generate_fallback_sector_challenges", || {
+    respond("generate_fallback_sector_challenges", Errors::Chain, || {
         let rp = post_proof(registered_proof)?;
-        // SAFETY (three): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
+        // SAFETY: forwarded from this function's contract.
         let ids = unsafe { list(sector_ids.ptr, sector_ids.len, "sector_ids")? };
         let ids: Vec<SectorId> = ids.iter().map(|&id| SectorId::from(id)).collect();
         let map = filecoin_proofs_api::post::generate_fallback_sector_challenges(rp, &randomness, &ids, prover_id)?;
@@ -271,7 +269,7 @@ pub unsafe extern "C" fn generate_single_vanilla_proof(
     // SAFETY (two): the caller hands both buffers over, by this function's contract.
     let cache_dir = unsafe { replica.cache_dir_path.into_vec() };
     let replica_path = unsafe { replica.replica_path.into_vec() };
-    respond("generate_single_vanilla_proof", || {
+    respond("generate_single_vanilla_proof", Errors::Chain, || {
         let rp = post_proof(replica.registered_proof)?;
         let cache_dir = path_of(&cache_dir, "replica.cache_dir_path")?;
         let replica_path = path_of(&replica_path, "replica.replica_path")?;
@@ -300,11 +298,10 @@ pub unsafe extern "C" fn generate_winning_post_sector_challenge(
     sector_set_len: u64,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_slice_boxed_uint64_t {
-    respond("generate_winning_post_sector_challenge", || {
+    respond("generate_winning_post_sector_challenge", Errors::Chain, || {
         let rp = post_proof(registered_proof)?;
-        // SAFETY (two): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
         let picked =
             filecoin_proofs_api::post::generate_winning_post_sector_challenge(rp, &randomness, sector_set_len, prover_id)?;
         Ok(slice_boxed_uint64_t::from_vec(picked))
@@ -352,10 +349,10 @@ pub unsafe extern "C" fn verify_winning_post(
     proofs: slice_ref_PoStProof_t,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_bool_t {
-    respond("verify_winning_post", || {
-        // SAFETY (three): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+    respond("verify_winning_post", Errors::Chain, || {
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
+        // SAFETY: forwarded from this function's contract.
         let (replicas, proofs) = unsafe { verify_inputs(replicas, proofs)? };
         let bytes: Vec<u8> = proofs.into_iter().flat_map(|(_, b)| b).collect();
         filecoin_proofs_api::post::verify_winning_post(&randomness, &bytes, &replicas, prover_id)
@@ -373,10 +370,10 @@ pub unsafe extern "C" fn verify_window_post(
     proofs: slice_ref_PoStProof_t,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_bool_t {
-    respond("verify_window_post", || {
-        // SAFETY (three): forwarded from this function's contract.
-        let randomness = unsafe { array32(randomness, "randomness")? };
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+    respond("verify_window_post", Errors::Chain, || {
+        let randomness = try_arg!(array32, randomness);
+        let prover_id = try_arg!(array32, prover_id);
+        // SAFETY: forwarded from this function's contract.
         let (replicas, proofs) = unsafe { verify_inputs(replicas, proofs)? };
         let pairs: Vec<(RegisteredPoStProof, &[u8])> = proofs.iter().map(|(rp, b)| (*rp, b.as_slice())).collect();
         filecoin_proofs_api::post::verify_window_post(&randomness, &pairs, &replicas, prover_id)

@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use filecoin_proofs_api::RegisteredSealProof;
 
 use super::{
-    boundary::respond,
+    boundary::{respond, Errors},
     boxed::{array32, bytes},
     types::*,
 };
@@ -29,11 +29,10 @@ pub unsafe extern "C" fn seal_commit_phase2(
     sector_id: u64,
     prover_id: *const uint8_32_array_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("seal_commit_phase2", || {
-        // SAFETY: forwarded from this function's contract.
-        let c1 = unsafe { bytes(seal_commit_phase1_output, "seal_commit_phase1_output")? };
+    respond("seal_commit_phase2", Errors::Chain, || {
+        let c1 = try_arg!(bytes, seal_commit_phase1_output);
         // SAFETY: as above.
-        let prover_id = unsafe { array32(prover_id, "prover_id")? };
+        let prover_id = try_arg!(array32, prover_id);
         porep::seal_commit_phase2(&CallContext::blocking(), c1, sector_id, prover_id).map(slice_boxed_uint8_t::from_vec)
     })
 }
@@ -47,10 +46,9 @@ pub unsafe extern "C" fn seal_commit_phase2_circuit_proofs(
     seal_commit_phase1_output: slice_ref_uint8_t,
     sector_id: u64,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("seal_commit_phase2_circuit_proofs", || {
+    respond("seal_commit_phase2_circuit_proofs", Errors::Chain, || {
         let _ = sector_id;
-        // SAFETY: forwarded from this function's contract.
-        let c1 = unsafe { bytes(seal_commit_phase1_output, "seal_commit_phase1_output")? };
+        let c1 = try_arg!(bytes, seal_commit_phase1_output);
         porep::seal_commit_phase2_circuit_proofs(&CallContext::blocking(), c1).map(slice_boxed_uint8_t::from_vec)
     })
 }
@@ -72,13 +70,13 @@ pub unsafe extern "C" fn verify_seal(
     sector_id: u64,
     proof: slice_ref_uint8_t,
 ) -> *mut Result_bool_t {
-    respond("verify_seal", || {
+    respond("verify_seal", Errors::Chain, || {
         let registered = seal_proof(registered_proof)?;
-        // SAFETY (all six): forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let (comm_r, comm_d) = unsafe { (array32(comm_r, "comm_r")?, array32(comm_d, "comm_d")?) };
         let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
-        let seed = unsafe { array32(seed, "seed")? };
-        let proof = unsafe { bytes(proof, "proof")? };
+        let seed = try_arg!(array32, seed);
+        let proof = try_arg!(bytes, proof);
         porep::verify_seal(registered, comm_r, comm_d, prover_id, ticket, seed, sector_id, proof)
     })
 }

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::{
-    boundary::respond,
+    boundary::{respond, Errors},
     boxed::{self, array32, bytes, path},
     fd,
     seal::seal_proof,
@@ -35,14 +35,14 @@ pub unsafe extern "C" fn seal_pre_commit_phase1(
     ticket: *const uint8_32_array_t,
     pieces: slice_ref_PublicPieceInfo_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("seal_pre_commit_phase1", || {
+    respond("seal_pre_commit_phase1", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
-        let staged = unsafe { path(staged_sector_path, "staged_sector_path")? };
-        let sealed = unsafe { path(sealed_sector_path, "sealed_sector_path")? };
+        let cache = try_arg!(path, cache_dir_path);
+        let staged = try_arg!(path, staged_sector_path);
+        let sealed = try_arg!(path, sealed_sector_path);
+        // SAFETY: forwarded from this function's contract.
         let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
-        let pieces = unsafe { boxed::pieces(pieces, "pieces")? };
+        let pieces = try_arg!(boxed::pieces, pieces);
         sealing::pre_commit_phase1(rp, &cache, &staged, &sealed, sector_id, prover_id, ticket, &pieces)
             .map(slice_boxed_uint8_t::from_vec)
     })
@@ -59,11 +59,10 @@ pub unsafe extern "C" fn seal_pre_commit_phase2(
     cache_dir_path: slice_ref_uint8_t,
     sealed_sector_path: slice_ref_uint8_t,
 ) -> *mut Result_SealPreCommitPhase2_t {
-    respond("seal_pre_commit_phase2", || {
-        // SAFETY (all three): forwarded from this function's contract.
-        let pc1 = unsafe { bytes(seal_pre_commit_phase1_output, "seal_pre_commit_phase1_output")? };
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
-        let sealed = unsafe { path(sealed_sector_path, "sealed_sector_path")? };
+    respond("seal_pre_commit_phase2", Errors::Chain, || {
+        let pc1 = try_arg!(bytes, seal_pre_commit_phase1_output);
+        let cache = try_arg!(path, cache_dir_path);
+        let sealed = try_arg!(path, sealed_sector_path);
         let out = sealing::pre_commit_phase2(pc1, &cache, &sealed)?;
         Ok(SealPreCommitPhase2_t {
             registered_proof: seal_proof_value(out.registered_proof),
@@ -115,14 +114,13 @@ unsafe fn sealed_args(
 ) -> Result<SealedArgs> {
     Ok(SealedArgs {
         rp: seal_proof(registered_proof)?,
-        // SAFETY (all): forwarded from this function's contract.
-        comm_r: unsafe { array32(comm_r, "comm_r")? },
-        comm_d: unsafe { array32(comm_d, "comm_d")? },
-        cache: unsafe { path(cache_dir_path, "cache_dir_path")? },
-        replica: unsafe { path(replica_path, "replica_path")? },
-        prover_id: unsafe { array32(prover_id, "prover_id")? },
-        ticket: unsafe { array32(ticket, "ticket")? },
-        pieces: unsafe { boxed::pieces(pieces, "pieces")? },
+        comm_r: try_arg!(array32, comm_r),
+        comm_d: try_arg!(array32, comm_d),
+        cache: try_arg!(path, cache_dir_path),
+        replica: try_arg!(path, replica_path),
+        prover_id: try_arg!(array32, prover_id),
+        ticket: try_arg!(array32, ticket),
+        pieces: try_arg!(boxed::pieces, pieces),
     })
 }
 
@@ -147,12 +145,12 @@ pub unsafe extern "C" fn seal_commit_phase1(
     seed: *const uint8_32_array_t,
     pieces: slice_ref_PublicPieceInfo_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("seal_commit_phase1", || {
-        // SAFETY (both): forwarded from this function's contract.
+    respond("seal_commit_phase1", Errors::Chain, || {
+        // SAFETY: forwarded from this function's contract.
         let a = unsafe {
             sealed_args(registered_proof, comm_r, comm_d, cache_dir_path, replica_path, prover_id, ticket, pieces)?
         };
-        let seed = unsafe { array32(seed, "seed")? };
+        let seed = try_arg!(array32, seed);
         sealing::commit_phase1(&a.sealed(sector_id), seed, &a.pieces).map(slice_boxed_uint8_t::from_vec)
     })
 }
@@ -174,7 +172,7 @@ pub unsafe extern "C" fn generate_synth_proofs(
     ticket: *const uint8_32_array_t,
     pieces: slice_ref_PublicPieceInfo_t,
 ) -> *mut Result_void_t {
-    respond("generate_synth_proofs", || {
+    respond("generate_synth_proofs", Errors::Chain, || {
         // SAFETY: forwarded from this function's contract.
         let a = unsafe {
             sealed_args(registered_proof, comm_r, comm_d, cache_dir_path, replica_path, prover_id, ticket, pieces)?
@@ -204,14 +202,14 @@ pub unsafe extern "C" fn unseal_range(
     unpadded_byte_index: u64,
     unpadded_bytes_amount: u64,
 ) -> *mut Result_void_t {
-    respond("unseal_range", || {
+    respond("unseal_range", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
+        let cache = try_arg!(path, cache_dir_path);
+        // SAFETY: forwarded from this function's contract.
         let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
-        let comm_d = unsafe { array32(comm_d, "comm_d")? };
-        let sealed = unsafe { fd::borrow(sealed_sector_fd_raw, "sealed_sector_fd_raw")? };
-        let out = unsafe { fd::borrow(unseal_output_fd_raw, "unseal_output_fd_raw")? };
+        let comm_d = try_arg!(array32, comm_d);
+        let sealed = try_arg!(fd::borrow, sealed_sector_fd_raw);
+        let out = try_arg!(fd::borrow, unseal_output_fd_raw);
         sealing::unseal_range(
             rp,
             &cache,
@@ -233,9 +231,8 @@ pub unsafe extern "C" fn unseal_range(
 /// `cache_dir_path` readable for its length. Free with `destroy_clear_cache_response`.
 #[no_mangle]
 pub unsafe extern "C" fn clear_cache(cache_dir_path: slice_ref_uint8_t) -> *mut Result_void_t {
-    respond("clear_cache", || {
-        // SAFETY: forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
+    respond("clear_cache", Errors::Chain, || {
+        let cache = try_arg!(path, cache_dir_path);
         filecoin_proofs_api::seal::clear_cache(&cache)
     })
 }
@@ -246,9 +243,8 @@ pub unsafe extern "C" fn clear_cache(cache_dir_path: slice_ref_uint8_t) -> *mut 
 /// `cache_dir_path` readable for its length. Free with `destroy_clear_cache_response`.
 #[no_mangle]
 pub unsafe extern "C" fn clear_synthetic_proofs(cache_dir_path: slice_ref_uint8_t) -> *mut Result_void_t {
-    respond("clear_synthetic_proofs", || {
-        // SAFETY: forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
+    respond("clear_synthetic_proofs", Errors::Chain, || {
+        let cache = try_arg!(path, cache_dir_path);
         filecoin_proofs_api::seal::clear_synthetic_proofs(&cache)
     })
 }
@@ -264,11 +260,10 @@ pub unsafe extern "C" fn fauxrep(
     cache_dir_path: slice_ref_uint8_t,
     sealed_sector_path: slice_ref_uint8_t,
 ) -> *mut Result_uint8_32_array_t {
-    respond("fauxrep", || {
+    respond("fauxrep", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
-        let sealed = unsafe { path(sealed_sector_path, "sealed_sector_path")? };
+        let cache = try_arg!(path, cache_dir_path);
+        let sealed = try_arg!(path, sealed_sector_path);
         let comm_r = filecoin_proofs_api::seal::fauxrep(rp, &cache, &sealed)?;
         Ok(uint8_32_array_t { idx: comm_r })
     })
@@ -284,11 +279,10 @@ pub unsafe extern "C" fn fauxrep2(
     cache_dir_path: slice_ref_uint8_t,
     existing_p_aux_path: slice_ref_uint8_t,
 ) -> *mut Result_uint8_32_array_t {
-    respond("fauxrep2", || {
+    respond("fauxrep2", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let cache = unsafe { path(cache_dir_path, "cache_dir_path")? };
-        let p_aux = unsafe { path(existing_p_aux_path, "existing_p_aux_path")? };
+        let cache = try_arg!(path, cache_dir_path);
+        let p_aux = try_arg!(path, existing_p_aux_path);
         let comm_r = filecoin_proofs_api::seal::fauxrep2(rp, &cache, &p_aux)?;
         Ok(uint8_32_array_t { idx: comm_r })
     })
@@ -305,11 +299,10 @@ pub unsafe extern "C" fn generate_sdr(
     output_dir: slice_ref_uint8_t,
     replica_id: *const uint8_32_array_t,
 ) -> *mut Result_void_t {
-    respond("generate_sdr", || {
+    respond("generate_sdr", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let output_dir = unsafe { path(output_dir, "output_dir")? };
-        let replica_id = unsafe { array32(replica_id, "replica_id")? };
+        let output_dir = try_arg!(path, output_dir);
+        let replica_id = try_arg!(array32, replica_id);
         sealing::generate_sdr(rp, &output_dir, replica_id)
     })
 }
@@ -325,11 +318,10 @@ pub unsafe extern "C" fn generate_tree_c(
     input_dir: slice_ref_uint8_t,
     output_dir: slice_ref_uint8_t,
 ) -> *mut Result_uint8_32_array_t {
-    respond("generate_tree_c", || {
+    respond("generate_tree_c", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let input_dir = unsafe { path(input_dir, "input_dir")? };
-        let output_dir = unsafe { path(output_dir, "output_dir")? };
+        let input_dir = try_arg!(path, input_dir);
+        let output_dir = try_arg!(path, output_dir);
         let comm_c = filecoin_proofs_api::seal::generate_tree_c(rp, &input_dir, &output_dir)?;
         Ok(uint8_32_array_t { idx: comm_c })
     })
@@ -346,11 +338,10 @@ pub unsafe extern "C" fn generate_tree_r_last(
     replica_path: slice_ref_uint8_t,
     output_dir: slice_ref_uint8_t,
 ) -> *mut Result_uint8_32_array_t {
-    respond("generate_tree_r_last", || {
+    respond("generate_tree_r_last", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
-        // SAFETY (both): forwarded from this function's contract.
-        let replica = unsafe { path(replica_path, "replica_path")? };
-        let output_dir = unsafe { path(output_dir, "output_dir")? };
+        let replica = try_arg!(path, replica_path);
+        let output_dir = try_arg!(path, output_dir);
         let comm_r_last = filecoin_proofs_api::seal::generate_tree_r_last(rp, &replica, &output_dir)?;
         Ok(uint8_32_array_t { idx: comm_r_last })
     })

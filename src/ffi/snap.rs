@@ -5,7 +5,7 @@ use anyhow::{anyhow, Result};
 use filecoin_proofs_api::{update as stock, RegisteredUpdateProof};
 
 use super::{
-    boundary::respond,
+    boundary::{respond, Errors},
     boxed::{self, array32, byte_lists, bytes, path},
     fd,
     types::*,
@@ -30,11 +30,10 @@ unsafe fn commitments(
     comm_r_new: *const uint8_32_array_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> Result<UpdateCommitments> {
-    // SAFETY (three): forwarded from this function's contract.
     Ok(UpdateCommitments {
-        comm_r_old: unsafe { array32(comm_r_old, "comm_r_old")? },
-        comm_r_new: unsafe { array32(comm_r_new, "comm_r_new")? },
-        comm_d_new: unsafe { array32(comm_d_new, "comm_d_new")? },
+        comm_r_old: try_arg!(array32, comm_r_old),
+        comm_r_new: try_arg!(array32, comm_r_new),
+        comm_d_new: try_arg!(array32, comm_d_new),
     })
 }
 
@@ -46,12 +45,11 @@ unsafe fn update_files(
     replica_path: slice_ref_uint8_t,
     replica_cache_path: slice_ref_uint8_t,
 ) -> Result<UpdateFiles> {
-    // SAFETY (all four): forwarded from this function's contract.
     Ok(UpdateFiles {
-        sector_key: unsafe { path(sector_key_path, "sector_key_path")? },
-        sector_key_cache: unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? },
-        replica: unsafe { path(replica_path, "replica_path")? },
-        replica_cache: unsafe { path(replica_cache_path, "replica_cache_path")? },
+        sector_key: try_arg!(path, sector_key_path),
+        sector_key_cache: try_arg!(path, sector_key_cache_dir_path),
+        replica: try_arg!(path, replica_path),
+        replica_cache: try_arg!(path, replica_cache_path),
     })
 }
 
@@ -68,10 +66,10 @@ pub unsafe extern "C" fn generate_empty_sector_update_proof_with_vanilla(
     comm_r_new: *const uint8_32_array_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("generate_empty_sector_update_proof_with_vanilla", || {
+    respond("generate_empty_sector_update_proof_with_vanilla", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (two): forwarded from this function's contract.
-        let vanilla = unsafe { byte_lists(vanilla_proofs, "vanilla_proofs")? };
+        let vanilla = try_arg!(byte_lists, vanilla_proofs);
+        // SAFETY: forwarded from this function's contract.
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         Ok(slice_boxed_uint8_t::from_vec(snap::update_proof_with_vanilla(&CallContext::blocking(), rp, &vanilla, comms)?))
     })
@@ -94,9 +92,9 @@ pub unsafe extern "C" fn generate_empty_sector_update_proof(
     replica_path: slice_ref_uint8_t,
     replica_cache_path: slice_ref_uint8_t,
 ) -> *mut Result_slice_boxed_uint8_t {
-    respond("generate_empty_sector_update_proof", || {
+    respond("generate_empty_sector_update_proof", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         let files = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
         Ok(slice_boxed_uint8_t::from_vec(snap::update_proof(&CallContext::blocking(), rp, comms, &files)?))
@@ -116,10 +114,10 @@ pub unsafe extern "C" fn verify_empty_sector_update_proof(
     comm_r_new: *const uint8_32_array_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> *mut Result_bool_t {
-    respond("verify_empty_sector_update_proof", || {
+    respond("verify_empty_sector_update_proof", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (two): forwarded from this function's contract.
-        let proof = unsafe { bytes(proof, "proof")? };
+        let proof = try_arg!(bytes, proof);
+        // SAFETY: forwarded from this function's contract.
         let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         stock::verify_empty_sector_update_proof(rp, proof, c.comm_r_old, c.comm_r_new, c.comm_d_new)
     })
@@ -140,15 +138,14 @@ pub unsafe extern "C" fn empty_sector_update_encode_into(
     staged_data_path: slice_ref_uint8_t,
     pieces: slice_ref_PublicPieceInfo_t,
 ) -> *mut Result_EmptySectorUpdateEncodeInto_t {
-    respond("empty_sector_update_encode_into", || {
+    respond("empty_sector_update_encode_into", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
-        let new_replica = unsafe { path(new_replica_path, "new_replica_path")? };
-        let new_cache = unsafe { path(new_cache_dir_path, "new_cache_dir_path")? };
-        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
-        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
-        let staged = unsafe { path(staged_data_path, "staged_data_path")? };
-        let pieces = unsafe { boxed::pieces(pieces, "pieces")? };
+        let new_replica = try_arg!(path, new_replica_path);
+        let new_cache = try_arg!(path, new_cache_dir_path);
+        let sector_key = try_arg!(path, sector_key_path);
+        let sector_key_cache = try_arg!(path, sector_key_cache_dir_path);
+        let staged = try_arg!(path, staged_data_path);
+        let pieces = try_arg!(boxed::pieces, pieces);
         let out =
             stock::empty_sector_update_encode_into(rp, new_replica, new_cache, sector_key, sector_key_cache, staged, &pieces)?;
         Ok(EmptySectorUpdateEncodeInto_t {
@@ -173,14 +170,13 @@ pub unsafe extern "C" fn empty_sector_update_decode_from(
     sector_key_cache_dir_path: slice_ref_uint8_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> *mut Result_void_t {
-    respond("empty_sector_update_decode_from", || {
+    respond("empty_sector_update_decode_from", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
-        let out = unsafe { path(out_data_path, "out_data_path")? };
-        let replica = unsafe { path(replica_path, "replica_path")? };
-        let sector_key = unsafe { path(sector_key_path, "sector_key_path")? };
-        let sector_key_cache = unsafe { path(sector_key_cache_dir_path, "sector_key_cache_dir_path")? };
-        let comm_d_new = unsafe { array32(comm_d_new, "comm_d_new")? };
+        let out = try_arg!(path, out_data_path);
+        let replica = try_arg!(path, replica_path);
+        let sector_key = try_arg!(path, sector_key_path);
+        let sector_key_cache = try_arg!(path, sector_key_cache_dir_path);
+        let comm_d_new = try_arg!(array32, comm_d_new);
         stock::empty_sector_update_decode_from(rp, out, replica, sector_key, sector_key_cache, comm_d_new)
     })
 }
@@ -204,14 +200,13 @@ pub unsafe extern "C" fn empty_sector_update_decode_from_range(
     nodes_offset: u64,
     num_nodes: u64,
 ) -> *mut Result_void_t {
-    respond("empty_sector_update_decode_from_range", || {
+    respond("empty_sector_update_decode_from_range", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
-        let comm_d = unsafe { array32(comm_d, "comm_d")? };
-        let comm_r = unsafe { array32(comm_r, "comm_r")? };
-        let input = unsafe { fd::borrow(input_fd, "input_fd")? };
-        let sector_key = unsafe { fd::borrow(sector_key_fd, "sector_key_fd")? };
-        let output = unsafe { fd::borrow(output_fd, "output_fd")? };
+        let comm_d = try_arg!(array32, comm_d);
+        let comm_r = try_arg!(array32, comm_r);
+        let input = try_arg!(fd::borrow, input_fd);
+        let sector_key = try_arg!(fd::borrow, sector_key_fd);
+        let output = try_arg!(fd::borrow, output_fd);
         stock::empty_sector_update_decode_from_range(
             rp,
             comm_d,
@@ -241,12 +236,12 @@ pub unsafe extern "C" fn empty_sector_update_remove_encoded_data(
     data_path: slice_ref_uint8_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> *mut Result_void_t {
-    respond("empty_sector_update_remove_encoded_data", || {
+    respond("empty_sector_update_remove_encoded_data", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
+        // SAFETY: forwarded from this function's contract.
         let f = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
-        let data = unsafe { path(data_path, "data_path")? };
-        let comm_d_new = unsafe { array32(comm_d_new, "comm_d_new")? };
+        let data = try_arg!(path, data_path);
+        let comm_d_new = try_arg!(array32, comm_d_new);
         stock::empty_sector_update_remove_encoded_data(
             rp,
             f.sector_key,
@@ -276,9 +271,9 @@ pub unsafe extern "C" fn generate_empty_sector_update_partition_proofs(
     replica_path: slice_ref_uint8_t,
     replica_cache_path: slice_ref_uint8_t,
 ) -> *mut Result_slice_boxed_slice_boxed_uint8_t {
-    respond("generate_empty_sector_update_partition_proofs", || {
+    respond("generate_empty_sector_update_partition_proofs", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (all): forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let comms = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         let files = unsafe { update_files(sector_key_path, sector_key_cache_dir_path, replica_path, replica_cache_path)? };
         let proofs = snap::partition_vanilla_proofs(rp, comms, &files)?;
@@ -299,10 +294,10 @@ pub unsafe extern "C" fn verify_empty_sector_update_partition_proofs(
     comm_r_new: *const uint8_32_array_t,
     comm_d_new: *const uint8_32_array_t,
 ) -> *mut Result_bool_t {
-    respond("verify_empty_sector_update_partition_proofs", || {
+    respond("verify_empty_sector_update_partition_proofs", Errors::Chain, || {
         let rp = update_proof(registered_proof)?;
-        // SAFETY (two): forwarded from this function's contract.
-        let proofs = unsafe { byte_lists(proofs, "proofs")? };
+        let proofs = try_arg!(byte_lists, proofs);
+        // SAFETY: forwarded from this function's contract.
         let c = unsafe { commitments(comm_r_old, comm_r_new, comm_d_new)? };
         let proofs: Vec<_> = proofs.into_iter().map(filecoin_proofs_api::PartitionProofBytes).collect();
         stock::verify_partition_proofs(rp, &proofs, c.comm_r_old, c.comm_r_new, c.comm_d_new)

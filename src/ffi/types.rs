@@ -39,6 +39,17 @@ pub enum FCPResponseStatus {
 }
 pub type FCPResponseStatus_t = i32;
 
+// A response of a filcrypto call: its status, the error message (empty on
+// success) and the value (stock's zero value on error). A plain comment, not a
+// doc comment: cbindgen would copy a doc comment onto every instance, and
+// build.rs names each instance after its alias (`Result_bool_t`).
+#[repr(C)]
+pub struct Response<T> {
+    pub status_code: FCPResponseStatus_t,
+    pub error_msg: slice_boxed_uint8_t,
+    pub value: T,
+}
+
 #[repr(i32)]
 pub enum RegisteredSealProof {
     REGISTERED_SEAL_PROOF_STACKED_DRG2_KI_B_V1 = 0,
@@ -65,19 +76,9 @@ pub enum RegisteredSealProof {
 /// Received as its `int32_t` and validated: an out-of-range value is an error.
 pub type RegisteredSealProof_t = i32;
 
-#[repr(C)]
-pub struct Result_slice_boxed_uint8_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: slice_boxed_uint8_t,
-}
+pub type Result_slice_boxed_uint8_t = Response<slice_boxed_uint8_t>;
 
-#[repr(C)]
-pub struct Result_bool_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: bool,
-}
+pub type Result_bool_t = Response<bool>;
 
 #[repr(C)]
 pub struct slice_boxed_uint64_t {
@@ -143,12 +144,7 @@ pub struct slice_boxed_slice_boxed_uint8_t {
     pub len: usize,
 }
 
-#[repr(C)]
-pub struct Result_slice_boxed_slice_boxed_uint8_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: slice_boxed_slice_boxed_uint8_t,
-}
+pub type Result_slice_boxed_slice_boxed_uint8_t = Response<slice_boxed_slice_boxed_uint8_t>;
 
 #[repr(C)]
 pub struct slice_boxed_PoStProof_t {
@@ -190,33 +186,13 @@ pub struct GenerateSingleWindowPoStWithVanilla_t {
     pub faulty_sectors: slice_boxed_uint64_t,
 }
 
-#[repr(C)]
-pub struct Result_slice_boxed_PoStProof_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: slice_boxed_PoStProof_t,
-}
+pub type Result_slice_boxed_PoStProof_t = Response<slice_boxed_PoStProof_t>;
 
-#[repr(C)]
-pub struct Result_GenerateWindowPoSt_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: GenerateWindowPoSt_t,
-}
+pub type Result_GenerateWindowPoSt_t = Response<GenerateWindowPoSt_t>;
 
-#[repr(C)]
-pub struct Result_GenerateSingleWindowPoStWithVanilla_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: GenerateSingleWindowPoStWithVanilla_t,
-}
+pub type Result_GenerateSingleWindowPoStWithVanilla_t = Response<GenerateSingleWindowPoStWithVanilla_t>;
 
-#[repr(C)]
-pub struct Result_PoStProof_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: PoStProof_t,
-}
+pub type Result_PoStProof_t = Response<PoStProof_t>;
 
 /// `Result<()>`: stock omits the value field.
 #[repr(C)]
@@ -225,19 +201,9 @@ pub struct Result_void_t {
     pub error_msg: slice_boxed_uint8_t,
 }
 
-#[repr(C)]
-pub struct Result_size_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: usize,
-}
+pub type Result_size_t = Response<usize>;
 
-#[repr(C)]
-pub struct Result_uint8_32_array_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: uint8_32_array_t,
-}
+pub type Result_uint8_32_array_t = Response<uint8_32_array_t>;
 
 /// Borrowed `u64`s; `ptr` may be NULL only when `len` is 0.
 #[repr(C)]
@@ -270,12 +236,7 @@ pub struct WriteWithAlignment_t {
     pub total_write_unpadded: u64,
 }
 
-#[repr(C)]
-pub struct Result_WriteWithAlignment_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: WriteWithAlignment_t,
-}
+pub type Result_WriteWithAlignment_t = Response<WriteWithAlignment_t>;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -284,12 +245,7 @@ pub struct WriteWithoutAlignment_t {
     pub total_write_unpadded: u64,
 }
 
-#[repr(C)]
-pub struct Result_WriteWithoutAlignment_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: WriteWithoutAlignment_t,
-}
+pub type Result_WriteWithoutAlignment_t = Response<WriteWithoutAlignment_t>;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -298,12 +254,7 @@ pub struct GeneratePieceCommitment_t {
     pub num_bytes_aligned: u64,
 }
 
-#[repr(C)]
-pub struct Result_GeneratePieceCommitment_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: GeneratePieceCommitment_t,
-}
+pub type Result_GeneratePieceCommitment_t = Response<GeneratePieceCommitment_t>;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -313,12 +264,7 @@ pub struct SealPreCommitPhase2_t {
     pub comm_r: uint8_32_array_t,
 }
 
-#[repr(C)]
-pub struct Result_SealPreCommitPhase2_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: SealPreCommitPhase2_t,
-}
+pub type Result_SealPreCommitPhase2_t = Response<SealPreCommitPhase2_t>;
 
 #[repr(C)]
 pub struct slice_boxed_slice_boxed_uint64_t {
@@ -352,19 +298,9 @@ pub struct GenerateFallbackSectorChallenges_t {
     pub challenges: slice_boxed_slice_boxed_uint64_t,
 }
 
-#[repr(C)]
-pub struct Result_GenerateFallbackSectorChallenges_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: GenerateFallbackSectorChallenges_t,
-}
+pub type Result_GenerateFallbackSectorChallenges_t = Response<GenerateFallbackSectorChallenges_t>;
 
-#[repr(C)]
-pub struct Result_slice_boxed_uint64_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: slice_boxed_uint64_t,
-}
+pub type Result_slice_boxed_uint64_t = Response<slice_boxed_uint64_t>;
 
 /// A BLS public key (compressed G1), Rust-owned when returned; free with
 /// `destroy_box_bls_public_key`.
@@ -398,12 +334,7 @@ pub struct EmptySectorUpdateEncodeInto_t {
     pub comm_d_new: uint8_32_array_t,
 }
 
-#[repr(C)]
-pub struct Result_EmptySectorUpdateEncodeInto_t {
-    pub status_code: FCPResponseStatus_t,
-    pub error_msg: slice_boxed_uint8_t,
-    pub value: EmptySectorUpdateEncodeInto_t,
-}
+pub type Result_EmptySectorUpdateEncodeInto_t = Response<EmptySectorUpdateEncodeInto_t>;
 
 #[repr(i32)]
 pub enum RegisteredAggregationProof {
