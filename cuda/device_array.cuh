@@ -61,6 +61,22 @@ static void trim_pool()
         (void)cudaMemPoolTrimTo(pool, 0);
 }
 
+// Memory the current device's pool holds that no allocation uses: what a
+// trim leaves (in chunks that also hold live allocations) device_alloc is
+// still served from, though cudaMemGetInfo counts it as used.
+static size_t pool_idle_bytes()
+{
+    int device = 0;
+    cudaMemPool_t pool;
+    unsigned long long reserved = 0, used = 0; // cuuint64_t, of the driver API
+    if (!device_has_pool() || cudaGetDevice(&device) != cudaSuccess
+        || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess
+        || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess
+        || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess)
+        return 0;
+    return reserved > used ? size_t(reserved - used) : 0;
+}
+
 // Device memory of n elements of T on the current device, released on every
 // path, a throw included.
 template<class T> struct device_array_t {

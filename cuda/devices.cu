@@ -1,5 +1,6 @@
 // The devices sppark can use (compute capability >= 7.0 with cooperative
-// launch), in CUDA_VISIBLE_DEVICES order, and their free memory.
+// launch), in CUDA_VISIBLE_DEVICES order, and their free memory (free on the
+// device or idle in its memory pool).
 #include <cstdio>
 #include <cstring>
 #include <util/gpu_t.cuh>
@@ -35,5 +36,6 @@ extern "C" RustError cuzk_gpu_info(int device, cuzk_gpu_info_t* info)
         info->sm_count = p.multiProcessorCount;
         trim_pool();
         CUDA_OK(cudaMemGetInfo(&info->free_bytes, &info->total_bytes));
+        info->free_bytes += pool_idle_bytes();
     });
 }

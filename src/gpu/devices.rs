@@ -26,7 +26,7 @@ pub struct Device {
 }
 
 impl Device {
-    /// Free device memory now.
+    /// Device memory free now: free on the device or idle in its pool.
     pub fn free_bytes(&self) -> Result<usize> {
         Ok(info(self.index)?.free_bytes)
     }

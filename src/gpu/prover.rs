@@ -221,7 +221,15 @@ impl Backend for GpuProver {
             return h_term_from_host_abc(self, m, w);
         };
         let domain = m.num_constraints().next_power_of_two();
-        let plan_in = |room| HPlan::fitting(room, domain).context("no device memory left for a witness's H step beside the circuit's matrices");
+        let plan_in = |room: usize| {
+            HPlan::fitting(room, domain).with_context(|| {
+                format!(
+                    "no device memory left for a witness's H step beside the circuit's matrices ({} MiB free for a domain of 2^{})",
+                    room >> 20,
+                    domain.trailing_zeros()
+                )
+            })
+        };
         plan_in(room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32))?;
         let mut z = on_device.new_witness(&step)?;
         // The copies' time leaves out the wait for the device after them.
