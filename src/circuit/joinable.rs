@@ -36,8 +36,9 @@ pub trait Joinable: ConstraintSystem<Fr, Root = Self> + Send + Sized {
     fn same_prefix(&self, piece: &Self, prefix: Sizes) -> bool;
 
     /// Room for `more` beyond the current sizes, so that appending does not
-    /// reallocate (and briefly double) vectors of gigabytes.
-    fn reserve(&mut self, more: Sizes);
+    /// reallocate (and briefly double) vectors of gigabytes. Where the
+    /// memory cannot be had, an error (the partition fails, not the process).
+    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()>;
 
     /// Appends what `piece` has beyond `prefix` (which `self` has too): its
     /// constraints, and its variables numbered after `self`'s; its marks on
@@ -59,6 +60,15 @@ pub trait Joinable: ConstraintSystem<Fr, Root = Self> + Send + Sized {
             self.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
         }
     }
+}
+
+/// Room in `v` for `more` elements, or an error naming `what` (a failed
+/// allocation of gigabytes is an error of its partition, not an abort).
+pub fn try_room<T>(v: &mut Vec<T>, more: usize, what: &str) -> anyhow::Result<()> {
+    v.try_reserve_exact(more).map_err(|e| {
+        let mib = (v.len() + more).saturating_mul(std::mem::size_of::<T>()) >> 20;
+        anyhow::anyhow!("cannot allocate {mib} MiB for {what}: {e}")
+    })
 }
 
 /// Runs `circuit`, whole and on this thread, through system `J`.

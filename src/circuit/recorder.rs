@@ -11,7 +11,7 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::{
-    joinable::{append_densities, own_root_extensible, synthesize_whole, Joinable, Sizes},
+    joinable::{append_densities, own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
     matrices::{Csr, Matrices, Term, CODE_MINUS_ONE, CODE_ONE},
     par_copy::extend_mapped,
     term::{limbs, MINUS_ONE, ONE},
@@ -147,14 +147,14 @@ impl Joinable for Recorder {
             })
     }
 
-    fn reserve(&mut self, more: Sizes) {
+    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
         let rows = self.matrices[0].rows().max(1);
         for m in &mut self.matrices {
             let terms_per_row = m.terms.len() / rows + 1;
-            m.row_starts.reserve_exact(more.constraints);
-            m.terms.reserve_exact(more.constraints * terms_per_row);
+            try_room(&mut m.row_starts, more.constraints, "a matrix's rows")?;
+            try_room(&mut m.terms, more.constraints * terms_per_row, "a matrix's terms")?;
         }
-        self.witness.reserve(more);
+        self.witness.reserve(more)
     }
 
     fn append(&mut self, piece: Self, p: Sizes) {

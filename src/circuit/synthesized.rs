@@ -3,7 +3,7 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::{
-    joinable::{append_densities, own_root_extensible, synthesize_whole, Joinable, Sizes},
+    joinable::{append_densities, own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
     par_copy::extend_in_parallel,
     term::add_term,
     Density,
@@ -79,11 +79,11 @@ impl Joinable for Synthesized {
             && piece.aux[..p.aux] == self.aux[..p.aux]
     }
 
-    fn reserve(&mut self, more: Sizes) {
-        self.a.reserve_exact(more.constraints);
-        self.b.reserve_exact(more.constraints);
-        self.c.reserve_exact(more.constraints);
-        self.aux.reserve_exact(more.aux);
+    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
+        try_room(&mut self.a, more.constraints, "a circuit's a")?;
+        try_room(&mut self.b, more.constraints, "a circuit's b")?;
+        try_room(&mut self.c, more.constraints, "a circuit's c")?;
+        try_room(&mut self.aux, more.aux, "a circuit's aux values")
     }
 
     /// Each vector of `piece` is freed once copied: the copy's new memory is

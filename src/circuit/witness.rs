@@ -8,7 +8,7 @@ use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisE
 use blstrs::Scalar as Fr;
 
 use super::{
-    joinable::{own_root_extensible, synthesize_whole, Joinable, Sizes},
+    joinable::{own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
     par_copy::extend_in_parallel,
 };
 
@@ -37,8 +37,8 @@ impl Joinable for Witness {
         piece.inputs[..p.inputs] == self.inputs[..p.inputs] && piece.aux[..p.aux] == self.aux[..p.aux]
     }
 
-    fn reserve(&mut self, more: Sizes) {
-        self.aux.reserve_exact(more.aux);
+    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
+        try_room(&mut self.aux, more.aux, "a witness's aux values")
     }
 
     fn append(&mut self, piece: Self, p: Sizes) {
