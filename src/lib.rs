@@ -12,3 +12,4 @@ pub mod ffi;
 pub mod gpu;
 pub mod groth16;
 mod panic_message;
+mod room;

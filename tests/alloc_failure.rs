@@ -1,16 +1,23 @@
-//! A memory allocation that fails while a circuit is synthesized is an error
-//! of that synthesis, not an abort of the process: this binary's allocator
-//! refuses, while armed, every allocation above a limit, and the pieces of a
-//! circuit are joined under it (the join reserves the whole witness at once).
+//! A memory allocation of a partition's large vectors that fails is an error
+//! of that partition, not an abort of the process: this binary's allocator
+//! refuses, while armed, every allocation above a limit, and the join of a
+//! circuit's pieces (which reserves the whole witness at once), the CPU's
+//! a, b and c and H's transforms run under it.
 
 use std::{
     alloc::{GlobalAlloc, Layout, System},
-    sync::atomic::{AtomicUsize, Ordering},
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Mutex, MutexGuard,
+    },
 };
 
 use bellperson::{gadgets::num::AllocatedNum, Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
-use cuzk::circuit::{synthesize_pieces, Witness};
+use cuzk::{
+    circuit::{record, synthesize_pieces, MulChain, Witness},
+    groth16::cpu::h_coefficients,
+};
 
 /// The system allocator, refusing allocations larger than `LIMIT`.
 struct Refusing;
@@ -45,6 +52,22 @@ unsafe impl GlobalAlloc for Refusing {
 #[global_allocator]
 static ALLOCATOR: Refusing = Refusing;
 
+/// Held for a whole test: the allocator serves the whole binary, so no test
+/// may allocate while another has the limit armed.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn alone() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` with allocations above `limit` bytes refused.
+fn refusing_above<T>(limit: usize, f: impl FnOnce() -> T) -> T {
+    LIMIT.store(limit, Ordering::Relaxed);
+    let out = f();
+    LIMIT.store(usize::MAX, Ordering::Relaxed);
+    out
+}
+
 /// A shared prefix (x), then `PER_PIECE` aux values in its own piece.
 struct Piece(u64);
 
@@ -68,16 +91,32 @@ fn pieces() -> Vec<Piece> {
 
 #[test]
 fn a_failed_allocation_joining_a_witness_is_an_error_and_the_next_synthesis_works() {
+    let _alone = alone();
     let value_bytes = std::mem::size_of::<Fr>();
     // A piece's vector grows to at most twice its values; the join reserves
     // room for all pieces at once, beyond the limit.
-    LIMIT.store(3 * PER_PIECE * value_bytes, Ordering::Relaxed);
-    let refused = synthesize_pieces::<Witness, _>(pieces(), "piece_");
-    LIMIT.store(usize::MAX, Ordering::Relaxed);
+    let refused = refusing_above(3 * PER_PIECE * value_bytes, || synthesize_pieces::<Witness, _>(pieces(), "piece_"));
     let e = refused.expect_err("the join's allocation was refused");
     assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
 
     let w: Witness = synthesize_pieces(pieces(), "piece_").unwrap();
     assert_eq!(w.aux.len(), 1 + PIECES as usize * PER_PIECE);
     assert_eq!(w.aux[1 + PER_PIECE], Fr::from(7u64));
+}
+
+
+#[test]
+fn a_failed_allocation_of_a_b_c_or_of_h_on_the_cpu_is_an_error_and_the_next_works() {
+    let _alone = alone();
+    let links = 1 << 15;
+    let (matrices, witness) = record(MulChain { start: Fr::from(3u64), links }).unwrap();
+    let vector_bytes = links * std::mem::size_of::<Fr>();
+    let e = refusing_above(vector_bytes / 2, || matrices.abc(&witness)).expect_err("a, b and c were refused");
+    assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
+    let [a, b, c] = matrices.abc(&witness).unwrap();
+
+    // H's transforms take vectors of the domain's size, twice a, b and c's.
+    let e = refusing_above(vector_bytes + vector_bytes / 2, || h_coefficients(&a, &b, &c)).expect_err("H's vectors were refused");
+    assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
+    assert_eq!(h_coefficients(&a, &b, &c).unwrap().len(), a.len().next_power_of_two() - 1);
 }

@@ -62,15 +62,6 @@ pub trait Joinable: ConstraintSystem<Fr, Root = Self> + Send + Sized {
     }
 }
 
-/// Room in `v` for `more` elements, or an error naming `what` (a failed
-/// allocation of gigabytes is an error of its partition, not an abort).
-pub fn try_room<T>(v: &mut Vec<T>, more: usize, what: &str) -> anyhow::Result<()> {
-    v.try_reserve_exact(more).map_err(|e| {
-        let mib = (v.len() + more).saturating_mul(std::mem::size_of::<T>()) >> 20;
-        anyhow::anyhow!("cannot allocate {mib} MiB for {what}: {e}")
-    })
-}
-
 /// Runs `circuit`, whole and on this thread, through system `J`.
 pub fn synthesize_whole<J: Joinable, C: Circuit<Fr>>(circuit: C) -> Result<J, SynthesisError> {
     let mut cs = J::open()?;

@@ -17,6 +17,7 @@ use super::{
     term::{add_term, limbs},
     Density, Synthesized, Witness,
 };
+use crate::room::try_room;
 
 /// The codes of the coefficients 1 and -1.
 pub const CODE_ONE: u32 = 0;
@@ -56,8 +57,9 @@ impl Csr {
         self.row_starts.len() * 4 + self.terms.len() * std::mem::size_of::<Term>()
     }
 
-    /// `<row_i, z>` for every row, in parallel.
-    fn evaluate(&self, coeffs: &[Fr], inputs: &[Fr], aux: &[Fr]) -> Vec<Fr> {
+    /// `<row_i, z>` for every row, in parallel; an error where the memory
+    /// cannot be had.
+    fn evaluate(&self, coeffs: &[Fr], inputs: &[Fr], aux: &[Fr]) -> Result<Vec<Fr>> {
         let value = |column: u32| {
             let column = column as usize;
             if column < inputs.len() {
@@ -66,7 +68,8 @@ impl Csr {
                 &aux[column - inputs.len()]
             }
         };
-        let mut out = Vec::with_capacity(self.rows());
+        let mut out = Vec::new();
+        try_room(&mut out, self.rows(), "a circuit's a, b or c")?;
         out.spare_capacity_mut()[..self.rows()].par_chunks_mut(ROWS_PER_TASK).enumerate().for_each(|(chunk, slots)| {
             for (k, slot) in slots.iter_mut().enumerate() {
                 let mut acc = Fr::ZERO;
@@ -94,7 +97,7 @@ impl Csr {
         // SAFETY: the chunks cover the first `rows()` spare elements, each
         // written once above.
         unsafe { out.set_len(self.rows()) };
-        out
+        Ok(out)
     }
 }
 
@@ -182,7 +185,8 @@ impl Matrices {
     /// a, b and c of witness `w` (in parallel on rayon's pool).
     pub fn abc(&self, w: &Witness) -> Result<[Vec<Fr>; 3]> {
         self.check_witness(w)?;
-        Ok([&self.a, &self.b, &self.c].map(|m| m.evaluate(&self.coeffs, &w.inputs, &w.aux)))
+        let [a, b, c] = [&self.a, &self.b, &self.c].map(|m| m.evaluate(&self.coeffs, &w.inputs, &w.aux));
+        Ok([a?, b?, c?])
     }
 
     /// The synthesized circuit of witness `w`: a, b, c evaluated from the

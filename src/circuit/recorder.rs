@@ -11,12 +11,13 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::{
-    joinable::{append_densities, own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
+    joinable::{append_densities, own_root_extensible, synthesize_whole, Joinable, Sizes},
     matrices::{Csr, Matrices, Term, CODE_MINUS_ONE, CODE_ONE},
     par_copy::extend_mapped,
     term::{limbs, MINUS_ONE, ONE},
     Density, Witness,
 };
+use crate::room::try_room;
 
 /// While recording, a column is an aux index, or an input index with this
 /// bit set (the inputs' count is known only at the end).

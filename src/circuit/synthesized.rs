@@ -3,11 +3,12 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::{
-    joinable::{append_densities, own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
+    joinable::{append_densities, own_root_extensible, synthesize_whole, Joinable, Sizes},
     par_copy::extend_in_parallel,
     term::add_term,
     Density,
 };
+use crate::room::try_room;
 
 /// A synthesized circuit, ready for the Groth16 prover.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -8,9 +8,10 @@ use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisE
 use blstrs::Scalar as Fr;
 
 use super::{
-    joinable::{own_root_extensible, synthesize_whole, try_room, Joinable, Sizes},
+    joinable::{own_root_extensible, synthesize_whole, Joinable, Sizes},
     par_copy::extend_in_parallel,
 };
+use crate::room::try_room;
 
 /// A circuit's assignment: inputs (the constant one first) and aux.
 #[derive(Clone, Debug, Default, PartialEq)]

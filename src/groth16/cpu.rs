@@ -13,6 +13,7 @@ use super::{
     ntt::Domain,
     ProvingKey,
 };
+use crate::room::try_room;
 
 pub struct Cpu<'a>(pub &'a ProvingKey);
 
@@ -44,15 +45,17 @@ impl Backend for Cpu<'_> {
 /// to the coset `gH` where Z is a non-zero constant, divide there, interpolate back.
 pub fn h_coefficients(a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<Vec<Fr>> {
     let domain = Domain::new(a.len())?;
-    let to_coset = |evals: &[Fr]| {
-        let mut v = Vec::with_capacity(domain.size());
+    let to_coset = |evals: &[Fr]| -> Result<Vec<Fr>> {
+        let mut v = Vec::new();
+        try_room(&mut v, domain.size(), "a vector of H's transforms")?;
         v.extend_from_slice(evals);
         v.resize(domain.size(), Fr::ZERO);
         domain.intt(&mut v);
         domain.coset_ntt(&mut v);
-        v
+        Ok(v)
     };
-    let (mut a, (b, c)) = rayon::join(|| to_coset(a), || rayon::join(|| to_coset(b), || to_coset(c)));
+    let (a, (b, c)) = rayon::join(|| to_coset(a), || rayon::join(|| to_coset(b), || to_coset(c)));
+    let (mut a, b, c) = (a?, b?, c?);
     let z_inv = domain.vanishing_on_coset_inverse();
     a.par_iter_mut()
         .zip(b.par_iter().zip(c.par_iter()))
