@@ -15,7 +15,7 @@ use std::{
 use bellperson::{gadgets::num::AllocatedNum, Circuit, ConstraintSystem, SynthesisError};
 use blstrs::Scalar as Fr;
 use cuzk::{
-    circuit::{record, synthesize_pieces, MulChain, Witness},
+    circuit::{record, synthesize_pieces, synthesize_witness, MulChain, Witness},
     groth16::cpu::h_coefficients,
 };
 
@@ -119,4 +119,14 @@ fn a_failed_allocation_of_a_b_c_or_of_h_on_the_cpu_is_an_error_and_the_next_work
     let e = refusing_above(vector_bytes + vector_bytes / 2, || h_coefficients(&a, &b, &c)).expect_err("H's vectors were refused");
     assert!(format!("{e:#}").contains("cannot allocate"), "{e:#}");
     assert_eq!(h_coefficients(&a, &b, &c).unwrap().len(), a.len().next_power_of_two() - 1);
+}
+
+#[test]
+fn a_witness_that_cannot_grow_is_an_error_and_the_next_synthesis_works() {
+    let _alone = alone();
+    let circuit = MulChain { start: Fr::from(3u64), links: 1 << 16 };
+    // The witness doubles its room as it grows: to 2^16 values (2 MiB) at the end.
+    let e = refusing_above(1 << 20, || synthesize_witness(circuit.clone())).expect_err("the witness's growth was refused");
+    assert!(e.to_string().contains("cannot allocate"), "{e}");
+    assert_eq!(synthesize_witness(circuit).unwrap().aux.len(), 1 << 16);
 }

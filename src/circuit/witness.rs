@@ -48,6 +48,17 @@ impl Joinable for Witness {
     }
 }
 
+/// Room for one more value in `v`, doubling as `push` would but fallibly:
+/// a witness of gigabytes that cannot grow fails its partition, not the
+/// process (bellperson's errors have no out-of-memory kind but I/O's).
+fn room_for_one(v: &mut Vec<Fr>) -> Result<(), SynthesisError> {
+    if v.len() < v.capacity() {
+        return Ok(());
+    }
+    try_room(v, v.len().max(1024), "a witness's values")
+        .map_err(|e| SynthesisError::IoError(std::io::Error::new(std::io::ErrorKind::OutOfMemory, format!("{e:#}"))))
+}
+
 /// The tail of `v` after growing it by `n` zeros.
 fn grow(v: &mut Vec<Fr>, n: usize) -> &mut [Fr] {
     let at = v.len();
@@ -64,7 +75,9 @@ impl ConstraintSystem<Fr> for Witness {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.aux.push(f()?);
+        let value = f()?;
+        room_for_one(&mut self.aux)?;
+        self.aux.push(value);
         Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
     }
 
@@ -74,7 +87,9 @@ impl ConstraintSystem<Fr> for Witness {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.inputs.push(f()?);
+        let value = f()?;
+        room_for_one(&mut self.inputs)?;
+        self.inputs.push(value);
         Ok(Variable::new_unchecked(Index::Input(self.inputs.len() - 1)))
     }
 
