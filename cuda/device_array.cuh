@@ -48,16 +48,22 @@ static void device_release(void* ptr)
         (void)cudaFree(ptr);
 }
 
+// The current device's default pool, where it has one.
+static bool current_pool(cudaMemPool_t* pool)
+{
+    int device = 0;
+    return device_has_pool() && cudaGetDevice(&device) == cudaSuccess
+        && cudaDeviceGetDefaultMemPool(pool, device) == cudaSuccess;
+}
+
 // Gives the current device's pool memory that no allocation holds back to
 // the device, so that cudaMemGetInfo counts it free: the pool keeps what
 // is released until a synchronization, and a step planned on the smaller
 // figure would take a slower plan or find no room at all.
 static void trim_pool()
 {
-    int device = 0;
     cudaMemPool_t pool;
-    if (device_has_pool() && cudaGetDevice(&device) == cudaSuccess
-        && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+    if (current_pool(&pool))
         (void)cudaMemPoolTrimTo(pool, 0);
 }
 
@@ -66,11 +72,9 @@ static void trim_pool()
 // still served from, though cudaMemGetInfo counts it as used.
 static size_t pool_idle_bytes()
 {
-    int device = 0;
     cudaMemPool_t pool;
     unsigned long long reserved = 0, used = 0; // cuuint64_t, of the driver API
-    if (!device_has_pool() || cudaGetDevice(&device) != cudaSuccess
-        || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess
+    if (!current_pool(&pool)
         || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess
         || cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess)
         return 0;

@@ -96,7 +96,7 @@ pub unsafe extern "C" fn verify(
     flattened_public_keys: slice_ref_uint8_t,
 ) -> bool {
     guard("verify", false, || {
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY (three): forwarded from this function's contract.
         let (Ok(signature), Ok(digests), Ok(keys)) = (unsafe {
             (
                 bytes(signature, "signature"),
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn hash_verify(
     flattened_public_keys: slice_ref_uint8_t,
 ) -> bool {
     guard("hash_verify", false, || {
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY (four): forwarded from this function's contract.
         let (Ok(signature), Ok(flat), Ok(sizes), Ok(keys)) = (unsafe {
             (
                 bytes(signature, "signature"),
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn private_key_generate_with_seed(raw_seed: *const uint8_3
 #[no_mangle]
 pub unsafe extern "C" fn private_key_sign(raw_private_key: slice_ref_uint8_t, message: slice_ref_uint8_t) -> *mut uint8_96_array_t {
     guard("private_key_sign", std::ptr::null_mut(), || {
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let (Ok(key), Ok(message)) = (unsafe { (bytes(raw_private_key, "raw_private_key"), bytes(message, "message")) })
         else {
             return std::ptr::null_mut();

@@ -121,9 +121,10 @@ pub unsafe extern "C" fn cuzk_submit_porep_c2(
     job_id: *mut u64,
 ) -> cuzk_result_t {
     call("cuzk_submit_porep_c2", || {
-        // SAFETY (three): forwarded from this function's contract.
+        // SAFETY (two): forwarded from this function's contract.
         let c1 = unsafe { bytes(c1_output, "c1_output") }.map_err(invalid)?.to_vec();
         let prover_id = unsafe { array32(prover_id, "prover_id") }.map_err(invalid)?;
+        // SAFETY: forwarded from this function's contract.
         unsafe {
             start(ProofKind::PorepC2, priority, job_id, move |context| porep::seal_commit_phase2(context, &c1, sector_id, prover_id))
         }
@@ -217,10 +218,9 @@ pub unsafe extern "C" fn cuzk_submit_snap_deals(
 ) -> cuzk_result_t {
     call("cuzk_submit_snap_deals", || {
         let rp = update_proof(registered_proof).map_err(invalid)?;
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY (four): forwarded from this function's contract.
         let vanilla = unsafe { byte_lists(vanilla_proofs, "vanilla_proofs") }.map_err(invalid)?;
         let comms = snap::UpdateCommitments {
-            // SAFETY (three): forwarded from this function's contract.
             comm_r_old: unsafe { array32(comm_r_old, "comm_r_old") }.map_err(invalid)?,
             comm_r_new: unsafe { array32(comm_r_new, "comm_r_new") }.map_err(invalid)?,
             comm_d_new: unsafe { array32(comm_d_new, "comm_d_new") }.map_err(invalid)?,

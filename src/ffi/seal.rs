@@ -72,9 +72,8 @@ pub unsafe extern "C" fn verify_seal(
 ) -> *mut Result_bool_t {
     respond("verify_seal", Errors::Chain, || {
         let registered = seal_proof(registered_proof)?;
-        // SAFETY (two): forwarded from this function's contract.
-        let (comm_r, comm_d) = unsafe { (array32(comm_r, "comm_r")?, array32(comm_d, "comm_d")?) };
-        let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
+        let (comm_r, comm_d) = (try_arg!(array32, comm_r), try_arg!(array32, comm_d));
+        let (prover_id, ticket) = (try_arg!(array32, prover_id), try_arg!(array32, ticket));
         let seed = try_arg!(array32, seed);
         let proof = try_arg!(bytes, proof);
         porep::verify_seal(registered, comm_r, comm_d, prover_id, ticket, seed, sector_id, proof)

@@ -40,8 +40,7 @@ pub unsafe extern "C" fn seal_pre_commit_phase1(
         let cache = try_arg!(path, cache_dir_path);
         let staged = try_arg!(path, staged_sector_path);
         let sealed = try_arg!(path, sealed_sector_path);
-        // SAFETY: forwarded from this function's contract.
-        let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
+        let (prover_id, ticket) = (try_arg!(array32, prover_id), try_arg!(array32, ticket));
         let pieces = try_arg!(boxed::pieces, pieces);
         sealing::pre_commit_phase1(rp, &cache, &staged, &sealed, sector_id, prover_id, ticket, &pieces)
             .map(slice_boxed_uint8_t::from_vec)
@@ -205,8 +204,7 @@ pub unsafe extern "C" fn unseal_range(
     respond("unseal_range", Errors::Chain, || {
         let rp = seal_proof(registered_proof)?;
         let cache = try_arg!(path, cache_dir_path);
-        // SAFETY: forwarded from this function's contract.
-        let (prover_id, ticket) = unsafe { (array32(prover_id, "prover_id")?, array32(ticket, "ticket")?) };
+        let (prover_id, ticket) = (try_arg!(array32, prover_id), try_arg!(array32, ticket));
         let comm_d = try_arg!(array32, comm_d);
         let sealed = try_arg!(fd::borrow, sealed_sector_fd_raw);
         let out = try_arg!(fd::borrow, unseal_output_fd_raw);
