@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the GPU test and benchmark binaries here (sm_90 only, for the H200 of
-# the GPU machine) and copies them, stripped, into .device/ for `carry`.
+# Builds the `cuzk` tool and the GPU test and benchmark binaries here (sm_90
+# only, for the H200 of the GPU machine) and copies them, stripped, into
+# .device/ for `carry`.
 # With CUZK_DEVICE_SUPRASEAL=1 it also builds the supraseal peer
 # (benches/supraseal), linked against a stand-in libcuda (scripts/libcuda-stub.sh).
 set -euo pipefail
@@ -19,9 +20,9 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1] and m.get("executable"):
         print(m["executable"])' "$name" | tail -1
 }
+cp "$(exe cuzk build --release --features cuda,fixtures --bin cuzk)" .device/cuzk
 cp "$(exe gpu test --release --features cuda --test gpu --no-run)" .device/gpu-tests
-cp "$(exe gpu bench --features cuda --bench gpu --no-run)" .device/gpu-bench
-strip .device/gpu-tests .device/gpu-bench
+strip .device/cuzk .device/gpu-tests
 if [ "${CUZK_DEVICE_SUPRASEAL:-0}" = 1 ]; then
   scripts/libcuda-stub.sh target/libcuda-stub
   export LIBRARY_PATH="$PWD/target/libcuda-stub:${LIBRARY_PATH:-}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device.md): the GPU tests one by one
 # (each with its own time limit, so one hang cannot hide the others), then the
-# benchmarks, writing logs and JSON under $OUT. Binaries come prebuilt in
-# .device/ (scripts/device-build.sh makes them here).
+# benchmarks (`cuzk bench <name>` for each name in CUZK_BENCHES, default gpu),
+# writing logs and JSON under $OUT. Binaries come prebuilt in .device/
+# (scripts/device-build.sh makes them here).
 set -uo pipefail
 OUT=${OUT:-/tmp/cuzk-out}
 mkdir -p "$OUT"
@@ -18,8 +19,7 @@ for t in $(./gpu-tests --list 2>/dev/null | sed -n 's/: test$//p'); do
   fi
 done
 echo "$pass passed, $fail failed"
-for b in ${CUZK_BENCHES-gpu-bench}; do
-  [ -x "./$b" ] || continue
-  timeout "${CUZK_BENCH_TIMEOUT:-300}" "./$b" >"$OUT/$b.json" 2>"$OUT/$b.err"
+for b in ${CUZK_BENCHES-gpu}; do
+  timeout "${CUZK_BENCH_TIMEOUT:-300}" ./cuzk bench "$b" >"$OUT/$b.json" 2>"$OUT/$b.err"
   echo "$b rc=$?"; tail -n 25 "$OUT/$b.err"
 done

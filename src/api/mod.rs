@@ -8,6 +8,7 @@ pub mod porep_circuit;
 pub mod post;
 pub mod prove;
 pub mod random_vanilla;
+#[cfg(feature = "fixtures")]
 pub mod sample;
 pub mod sealing;
 pub mod snap;

@@ -35,8 +35,8 @@ use storage_proofs_update::{
 use super::{
     porep::{self, SEAL_PROOFS},
     random_vanilla,
-    sample::update_proof_for,
     shape::with_shape,
+    snap::update_proof_for,
 };
 use crate::{
     circuit::{record, Matrices},

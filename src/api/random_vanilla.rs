@@ -3,8 +3,10 @@
 //! challenges, layers, parents, Merkle paths of each tree's arity and depth)
 //! filled with random values, and likewise the circuits of a full Winning or
 //! Window PoSt partition and of a SnapDeals partition. Its circuits synthesize to the real circuit's
-//! shape with witnesses that do not satisfy it: for timing full-size proofs
-//! that cannot be sealed here, never for proofs anyone verifies.
+//! shape with witnesses that do not satisfy it: cuzk records each circuit's
+//! constraint matrices from one (api/params.rs; they do not depend on the
+//! witness), and benchmarks time full-size proofs that cannot be sealed here.
+//! Never for proofs anyone verifies.
 
 use std::any::Any;
 

@@ -173,7 +173,7 @@ impl UpdatedSector {
 /// Encodes fresh seeded random data into the sector `seal_sector` left in `dir`
 /// (its `sealed` file is the sector key), writing `dir/update` and `dir/update-cache`.
 pub fn update_sector(sector: &SealedSector, dir: &Path, seed: u64) -> Result<UpdatedSector> {
-    let registered_proof = update_proof_for(u64::from(sector.registered_proof.sector_size()))?;
+    let registered_proof = snap::update_proof_for(u64::from(sector.registered_proof.sector_size()))?;
     let (staged, replica, cache) = (dir.join("staged-update"), dir.join("update"), dir.join("update-cache"));
     std::fs::create_dir_all(&cache)?;
     File::create(&replica)?.set_len(u64::from(sector.registered_proof.sector_size()))?;
@@ -193,19 +193,6 @@ pub fn update_sector(sector: &SealedSector, dir: &Path, seed: u64) -> Result<Upd
         comm_r_old: sector.comm_r,
         comm_r_new: encoded.comm_r_new,
         comm_d_new: encoded.comm_d_new,
-    })
-}
-
-/// The update proof type of sectors of `sector_size` bytes.
-pub(crate) fn update_proof_for(sector_size: u64) -> Result<RegisteredUpdateProof> {
-    use filecoin_proofs::constants::*;
-    Ok(match sector_size {
-        SECTOR_SIZE_2_KIB => RegisteredUpdateProof::StackedDrg2KiBV1,
-        SECTOR_SIZE_8_MIB => RegisteredUpdateProof::StackedDrg8MiBV1,
-        SECTOR_SIZE_512_MIB => RegisteredUpdateProof::StackedDrg512MiBV1,
-        SECTOR_SIZE_32_GIB => RegisteredUpdateProof::StackedDrg32GiBV1,
-        SECTOR_SIZE_64_GIB => RegisteredUpdateProof::StackedDrg64GiBV1,
-        other => anyhow::bail!("no update proof for {other} byte sectors"),
     })
 }
 

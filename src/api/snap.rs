@@ -35,6 +35,14 @@ pub const UPDATE_PROOFS: [RegisteredUpdateProof; 5] = [
     RegisteredUpdateProof::StackedDrg64GiBV1,
 ];
 
+/// The update proof type of sectors of `sector_size` bytes.
+pub fn update_proof_for(sector_size: u64) -> Result<RegisteredUpdateProof> {
+    UPDATE_PROOFS
+        .into_iter()
+        .find(|rp| u64::from(rp.sector_size()) == sector_size)
+        .ok_or_else(|| anyhow!("no update proof for {sector_size} byte sectors"))
+}
+
 /// The three commitments an update proof is about.
 #[derive(Clone, Copy, Debug)]
 pub struct UpdateCommitments {

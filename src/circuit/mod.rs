@@ -10,6 +10,7 @@
 //! circuit, or a witness whose a, b and c the prover evaluates.
 
 mod assignment;
+#[cfg(feature = "fixtures")]
 mod bench_circuit;
 mod density;
 mod joinable;
@@ -25,6 +26,7 @@ mod term;
 mod witness;
 
 pub use assignment::Assignment;
+#[cfg(feature = "fixtures")]
 pub use bench_circuit::MulChain;
 pub use density::Density;
 pub use joinable::{synthesize_whole, Joinable, Sizes};

@@ -12,6 +12,7 @@ pub mod ntt;
 pub mod params;
 pub mod proof;
 pub mod prover;
+#[cfg(feature = "fixtures")]
 pub mod synthetic_srs;
 
 pub use params::ProvingKey;

@@ -1,11 +1,8 @@
-//! The `cuzk` command: parameter generation and the 2 KiB end-to-end demo.
+//! The `cuzk` command: parameter generation, the 2 KiB end-to-end demo and
+//! every benchmark.
 
 mod bench;
 mod demo;
-mod params_bench;
-mod pieces;
-mod stream;
-mod timeline;
 
 use std::process::ExitCode;
 
@@ -32,6 +29,12 @@ const USAGE: &str = "usage:
       cuzk's parameter generator against stock's, each family from scratch in its own process:
       wall and CPU seconds as JSON (CUZK_BENCH_SECTOR, default 2KiB; CUZK_BENCH_FAMILIES, default
       porep,winning-post,window-post,snapdeals)
+  cuzk bench prover
+      cuzk's CPU prover against stock bellperson's on the real 2 KiB PoRep partition and a synthetic
+      circuit, proofs compared byte for byte (CUZK_BENCH_RUNS, CUZK_BENCH_LOG)
+  cuzk bench gpu
+      the CUDA backend alone and against the CPU: MSMs, H's MSM and polynomial, whole proofs
+      (a build with --features cuda; CUZK_BENCH_RUNS, CUZK_BENCH_MAX_LOG, ...)
 
 Parameters live in FIL_PROOFS_PARAMETER_CACHE, default $CUZK_PARAMS_DIR or ~/.cache/cuzk/params.";
 

@@ -16,7 +16,7 @@ use anyhow::{ensure, Context, Result};
 use cuzk::api::params::Family;
 use serde_json::{json, Value};
 
-use crate::bench::children_usage;
+use super::children_usage;
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "2KiB".into());

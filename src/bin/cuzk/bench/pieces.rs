@@ -51,7 +51,7 @@ use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
-use crate::bench::{env_usize, median_at, usage};
+use super::{env_or, median_at, usage};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "32GiB".into());
@@ -125,7 +125,7 @@ fn timed(
 
 /// `synthesize` on one thread `runs` times, unless CUZK_BENCH_BASELINE=0.
 fn baseline(single: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Result<usize> + Send + Sync) -> Result<Vec<Value>> {
-    match env_usize("CUZK_BENCH_BASELINE", 1)? {
+    match env_or("CUZK_BENCH_BASELINE", 1)? {
         0 => Ok(Vec::new()),
         _ => timed(single, runs, 1, synthesize),
     }
@@ -133,7 +133,7 @@ fn baseline(single: &rayon::ThreadPool, runs: usize, synthesize: impl Fn() -> Re
 
 /// CUZK_BENCH_RUNS and CUZK_BENCH_AT_ONCE.
 fn runs_at_once() -> Result<(usize, usize)> {
-    Ok((env_usize("CUZK_BENCH_RUNS", 3)?.max(1), env_usize("CUZK_BENCH_AT_ONCE", 1)?.max(1)))
+    Ok((env_or("CUZK_BENCH_RUNS", 3)?.max(1), env_or("CUZK_BENCH_AT_ONCE", 1)?.max(1)))
 }
 
 /// A one-thread pool and one of every thread.
@@ -251,7 +251,7 @@ fn witness_mode<P: PartitionCircuit>(
     partition: impl Fn() -> Result<P> + Send + Sync,
     stock_witness: Option<&(dyn Fn() -> Result<Witness> + Sync)>,
 ) -> Result<Option<Value>> {
-    if env_usize("CUZK_BENCH_WITNESS", 0)? == 0 {
+    if env_or("CUZK_BENCH_WITNESS", 0)? == 0 {
         return Ok(None);
     }
     let (matrices, record) = measured(|| Ok(pool.install(|| partition()?.synthesize_into::<Recorder>())?.finish()?.0))?;

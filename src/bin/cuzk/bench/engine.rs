@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{ensure, Context, Result};
 use bellperson::groth16::{generate_random_parameters, verify_proofs_batch};
 use blstrs::{Bls12, Scalar as Fr};
 use cuzk::{
@@ -24,57 +24,14 @@ use cuzk::{
         prover::{prove_under, GpuFailure},
         synthesis_of,
         timeline::{Event, Stage},
-        Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, Verification, WaitOutcome,
+        Config, Engine, JobId, JobSpec, PartitionWork, Priority, ProofKind, Verification,
     },
     groth16::{random_rs, ProvingKey},
 };
 use rand::{rngs::OsRng, SeedableRng};
-
-use crate::timeline;
 use serde_json::json;
 
-pub fn env_usize(name: &str, default: usize) -> Result<usize> {
-    match std::env::var(name) {
-        Ok(v) => v.parse().with_context(|| format!("{name}={v:?}")),
-        Err(_) => Ok(default),
-    }
-}
-
-/// The process's CPU time, page faults and peak resident memory so far.
-#[derive(Clone, Copy)]
-pub struct Usage {
-    pub user_s: f64,
-    pub system_s: f64,
-    pub minor_faults: i64,
-    pub peak_rss_bytes: i64,
-}
-
-/// This process's `Usage` now.
-pub fn usage() -> Usage {
-    usage_of(libc::RUSAGE_SELF)
-}
-
-/// The `Usage` of this process's children that have ended and been waited for.
-pub fn children_usage() -> Usage {
-    usage_of(libc::RUSAGE_CHILDREN)
-}
-
-fn usage_of(who: libc::c_int) -> Usage {
-    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `u` is a writable rusage; getrusage fills it (it fails only for
-    // an invalid `who`, and both callers pass a valid one).
-    let u = unsafe {
-        libc::getrusage(who, u.as_mut_ptr());
-        u.assume_init()
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Usage {
-        user_s: secs(u.ru_utime),
-        system_s: secs(u.ru_stime),
-        minor_faults: u.ru_minflt,
-        peak_rss_bytes: u.ru_maxrss * 1024,
-    }
-}
+use super::{env_or, finish, median, timeline};
 
 fn key(links: usize) -> Result<Arc<ProvingKey>> {
     let start = Instant::now();
@@ -104,14 +61,6 @@ fn spec(kind: ProofKind, key: &Arc<ProvingKey>, links: usize, partitions: usize,
             })
             .collect(),
         verification: Verification::Required,
-    }
-}
-
-/// Waits for job `id`; its error, if it failed.
-pub fn finish(engine: &Engine, id: JobId) -> Result<()> {
-    match engine.wait(id, None) {
-        WaitOutcome::Finished(r) => r.map(drop),
-        _ => bail!("job {id:?} lost"),
     }
 }
 
@@ -200,33 +149,12 @@ fn post_latency(
     Ok((idle, loaded, median(&proving)))
 }
 
-/// The middle value (the upper one of an even count); `None` for no values.
-pub fn median(v: &[f64]) -> Option<f64> {
-    let mut v = v.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied()
-}
-
-/// The `median` of the number at JSON `pointer` (e.g. `/wall_s`) in each of
-/// `rows`; rows without one are left out.
-pub fn median_at(rows: &[serde_json::Value], pointer: &str) -> Option<f64> {
-    median(&rows.iter().filter_map(|r| r.pointer(pointer)?.as_f64()).collect::<Vec<_>>())
-}
-
-/// `cuzk bench engine|stream|pieces|params`.
-pub fn run(args: &[String]) -> Result<()> {
-    match args.first().map(String::as_str) {
-        Some("engine") => {}
-        Some("stream") => return crate::stream::run(),
-        Some("pieces") => return crate::pieces::run(),
-        Some("params") => return crate::params_bench::run(),
-        _ => bail!("usage: cuzk bench engine|stream|pieces|params"),
-    }
-    let c2_links = env_usize("CUZK_BENCH_C2_LINKS", 1 << 14)?;
-    let post_links = env_usize("CUZK_BENCH_POST_LINKS", 1 << 10)?;
-    let jobs = env_usize("CUZK_BENCH_JOBS", 4)?;
-    let partitions = env_usize("CUZK_BENCH_PARTITIONS", 4)?;
-    let probes = env_usize("CUZK_BENCH_PROBES", 5)?;
+pub fn run() -> Result<()> {
+    let c2_links = env_or("CUZK_BENCH_C2_LINKS", 1 << 14)?;
+    let post_links = env_or("CUZK_BENCH_POST_LINKS", 1 << 10)?;
+    let jobs = env_or("CUZK_BENCH_JOBS", 4)?;
+    let partitions = env_or("CUZK_BENCH_PARTITIONS", 4)?;
+    let probes = env_or("CUZK_BENCH_PROBES", 5)?;
     let c2_key = key(c2_links)?;
     let post_key = key(post_links)?;
 

@@ -49,10 +49,7 @@ use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_update::constants::TreeRHasher;
 
-use crate::{
-    bench::{env_usize, finish, median, median_at, usage, Usage},
-    timeline,
-};
+use super::{env_or, finish, median, median_at, timeline, usage, Usage};
 
 pub fn run() -> Result<()> {
     let sector = std::env::var("CUZK_BENCH_SECTOR").unwrap_or_else(|_| "2KiB".into());
@@ -79,8 +76,8 @@ fn run_shape<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     winning: RegisteredPoStProof,
 ) -> Result<()> {
     let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
-    let sectors = env_usize("CUZK_BENCH_SECTORS", 2)?;
-    let cap = env_usize("CUZK_BENCH_PARTITIONS", usize::MAX)?;
+    let sectors = env_or("CUZK_BENCH_SECTORS", 2)?;
+    let cap = env_or("CUZK_BENCH_PARTITIONS", usize::MAX)?;
     let inputs = match proof.as_str() {
         "porep" => porep_inputs::<Tree>(seal, sectors, cap)?,
         "snap" => snap_inputs::<Tree>(update, sectors, cap)?,
@@ -184,8 +181,8 @@ fn key_for(cs: &cuzk::circuit::Synthesized) -> Arc<ProvingKey> {
 }
 
 fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs, winning: RegisteredPoStProof) -> Result<()> {
-    let probes = env_usize("CUZK_BENCH_PROBES", 3)?;
-    let gap = Duration::from_secs(env_usize("CUZK_BENCH_PROBE_GAP_S", 5)? as u64);
+    let probes = env_or("CUZK_BENCH_PROBES", 3)?;
+    let gap = Duration::from_secs(env_or("CUZK_BENCH_PROBE_GAP_S", 5)? as u64);
     let sampler = Sampler::start();
     let started = Instant::now();
     let StreamInputs { kind, what, built_s, first, proofs } = inputs;

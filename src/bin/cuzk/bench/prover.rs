@@ -2,12 +2,12 @@
 //! circuit, parameters and randomisers: the real 2 KiB PoRep partition circuit
 //! and a synthetic circuit of 2^20 constraints. Prints one JSON object.
 //!
-//! `cargo bench --bench prover` (env: CUZK_BENCH_RUNS, default 5; CUZK_BENCH_LOG,
-//! the synthetic circuit's log2 size, default 20).
+//! `cuzk bench prover` (env: CUZK_BENCH_RUNS, default 5; CUZK_BENCH_LOG, the
+//! synthetic circuit's log2 size, default 20).
 
 use std::{fs::File, io::BufReader, time::Instant};
 
-use anyhow::{ensure, Result};
+use anyhow::{bail, ensure, Result};
 use bellperson::{
     groth16::{create_proof_batch_in_priority, Parameters},
     Circuit,
@@ -22,10 +22,7 @@ use filecoin_proofs::SectorShape2KiB;
 use filecoin_proofs_api::RegisteredSealProof;
 use serde_json::json;
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+use super::{env_or, median};
 
 /// Times both provers (one warm-up each, then `runs`), checking on the way that
 /// they produce the same bytes for the same r and s.
@@ -57,7 +54,7 @@ fn compare<C: Circuit<Fr> + Clone + Send>(
             stock.push(stock_s);
         }
     }
-    let (m_ours, m_stock) = (median(&mut ours), median(&mut stock));
+    let (Some(m_ours), Some(m_stock)) = (median(&ours), median(&stock)) else { bail!("{name}: no timed run") };
     Ok(json!({
         "workload": name,
         "constraints": constraints,
@@ -71,10 +68,9 @@ fn compare<C: Circuit<Fr> + Clone + Send>(
     }))
 }
 
-fn main() -> Result<()> {
-    params::use_local_cache_unless_set();
-    let runs: usize = std::env::var("CUZK_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
-    let log: u32 = std::env::var("CUZK_BENCH_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+pub fn run() -> Result<()> {
+    let runs = env_or("CUZK_BENCH_RUNS", 5usize)?;
+    let log = env_or("CUZK_BENCH_LOG", 20u32)?;
     params::generate(2048, &[params::Family::PoRep])?;
 
     let proof_type = RegisteredSealProof::StackedDrg2KiBV1_1;

@@ -6,7 +6,7 @@
 //! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
 //! circuits. Prints one JSON object. Needs a CUDA device.
 //!
-//! `cargo bench --features cuda --bench gpu` (env: CUZK_BENCH_RUNS, default 5;
+//! `cuzk bench gpu`, in a build with `--features cuda` (env: CUZK_BENCH_RUNS, default 5;
 //! CUZK_BENCH_MAX_LOG caps every size, default 27; CUZK_BENCH_CPU_MAX_LOG caps
 //! the CPU peer, default 22; CUZK_BENCH_PROOF_LOGS, default "22,24";
 //! CUZK_BENCH_MIX, the witness-like scalars' zeros, ones and minus ones per
@@ -27,18 +27,11 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
+use super::{env_or, median};
+
 /// The scalars of a 32 GiB PoRep partition's L MSM (its aux assignment), per
 /// mille zero, one and minus one, as `cuzk bench pieces` measures them.
 const DEFAULT_MIX: &str = "514,473,0";
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 /// One warm-up, then the median of `runs` timings of `f`, in seconds.
 fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
@@ -49,7 +42,7 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
         out = f()?;
         times.push(t.elapsed().as_secs_f64());
     }
-    Ok((median(times), out))
+    Ok((median(&times).context("no timed run")?, out))
 }
 
 fn scalars(n: usize, seed: u64) -> Vec<Fr> {
@@ -137,10 +130,10 @@ fn row(kind: &str, log: u32, gpu_s: f64, cpu_s: Option<f64>) -> Value {
     })
 }
 
-fn main() -> Result<()> {
-    let runs = env_or("CUZK_BENCH_RUNS", 5usize);
-    let max_log = env_or("CUZK_BENCH_MAX_LOG", 27u32);
-    let cpu_max = env_or("CUZK_BENCH_CPU_MAX_LOG", 22u32);
+pub fn run() -> Result<()> {
+    let runs = env_or("CUZK_BENCH_RUNS", 5usize)?;
+    let max_log = env_or("CUZK_BENCH_MAX_LOG", 27u32)?;
+    let cpu_max = env_or("CUZK_BENCH_CPU_MAX_LOG", 22u32)?;
     let proof_logs: Vec<u32> = std::env::var("CUZK_BENCH_PROOF_LOGS")
         .unwrap_or_else(|_| "22,24".into())
         .split(',')
