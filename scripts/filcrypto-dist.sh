@@ -11,14 +11,14 @@ out=$(realpath -m "${1:?usage: scripts/filcrypto-dist.sh <out-dir> [cargo build 
 shift
 mkdir -p "$out"
 
-# The native libraries a static link needs, as rustc reports them (it only
-# reports while compiling, hence the touch: the crate itself is rebuilt).
+# One compile of the library's crate types (cdylib, staticlib, rlib), which
+# also reports the native libraries a static link needs (rustc reports them
+# only while compiling, hence the touch: the crate itself is rebuilt).
 touch src/lib.rs
-libs=$(cargo rustc --release --locked --lib --crate-type staticlib "$@" -- --print native-static-libs 2>&1 \
+libs=$(cargo rustc --release --locked --lib "$@" -- --print native-static-libs 2>&1 \
   | sed -n 's/.*native-static-libs: //p' | tail -1)
 [ -n "$libs" ] || { echo "rustc did not report the native libraries" >&2; exit 1; }
 cp target/release/libcuzk.a "$out/libfilcrypto.a"
-cargo build --release --locked --lib "$@"
 cp target/release/libcuzk.so "$out/libfilcrypto.so"
 cp include/cuzk.h "$out/filcrypto.h"
 # The CUDA runtime (cuda feature) is linked statically but not bundled into
