@@ -15,7 +15,9 @@ fn profile_dir() -> PathBuf {
 
 fn ensure_cdylib(dir: &Path) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(["build", "--lib"]).current_dir(env!("CARGO_MANIFEST_DIR"));
+    // The test build's features (the package's dev-dependency on itself adds
+    // `fixtures`): the library that build left is the one linked, nothing recompiles.
+    cmd.args(["build", "--lib", "--features", "fixtures"]).current_dir(env!("CARGO_MANIFEST_DIR"));
     if dir.ends_with("release") {
         cmd.arg("--release");
     }
