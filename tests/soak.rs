@@ -6,10 +6,18 @@
 //! proof verify with stock, no garbage yield a proof; no leak (ASAN) and no
 //! file descriptor left open. The long form: `CUZK_SOAK_JOBS=5000
 //! CUZK_SOAK_THREADS=32 cargo test --release --test soak -- --nocapture`.
+//!
+//! The same program, built plain, runs under valgrind's memcheck in its
+//! garbage-only form: proofs under valgrind take hours, parsing, errors,
+//! cancels, releases and reconfiguration seconds.
 
 mod common;
 
-use std::path::PathBuf;
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    sync::{Mutex, OnceLock},
+};
 
 use common::c_program;
 use cuzk::api::sample;
@@ -19,7 +27,13 @@ use filecoin_proofs_api::{post as stock_post, PrivateReplicaInfo, RegisteredPoSt
 /// bytes): sector id (u64 LE), prover id, ticket, seed, comm_r, comm_d, the
 /// C1 output, PoSt randomness, the Winning and the Window vanilla proof,
 /// comm_r_old, comm_r_new, comm_d_new, then the SnapDeals vanilla proofs.
-fn fixture() -> PathBuf {
+/// Made once per test binary.
+fn fixture() -> &'static Path {
+    static FIXTURE: OnceLock<PathBuf> = OnceLock::new();
+    FIXTURE.get_or_init(make_fixture)
+}
+
+fn make_fixture() -> PathBuf {
     common::porep_params();
     cuzk::api::params::generate(2048, &[cuzk::api::params::Family::WinningPost, cuzk::api::params::Family::WindowPost, cuzk::api::params::Family::SnapDeals])
         .unwrap();
@@ -49,24 +63,72 @@ fn fixture() -> PathBuf {
         bytes.extend_from_slice(&u32::try_from(f.len()).unwrap().to_le_bytes());
         bytes.extend_from_slice(f);
     }
-    let path = dir.with_extension("bin");
+    // Under cargo's scratch folder for tests, replaced by the next run.
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("soak-fixture.bin");
     std::fs::write(&path, &bytes).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     path
 }
 
+/// One soak at a time: each wants the machine's cores.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: Mutex<()> = Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fresh folder for a built program, removed when dropped.
+struct Work(PathBuf);
+
+impl Work {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("cuzk-c-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Work(dir)
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 fn the_async_api_survives_a_soak_of_mixed_jobs_under_asan() {
+    let _one = alone();
     let jobs = std::env::var("CUZK_SOAK_JOBS").unwrap_or_else(|_| "100".into());
     let threads = std::env::var("CUZK_SOAK_THREADS").unwrap_or_else(|_| "8".into());
     let fixture = fixture();
-    let work = std::env::temp_dir().join(format!("cuzk-c-soak-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
-    let exe = c_program::build("soak", &work);
-    let out = c_program::run(&exe, |cmd| cmd.arg(&fixture).arg(&jobs).arg(&threads));
-    let _ = std::fs::remove_dir_all(&work);
-    let _ = std::fs::remove_file(&fixture);
+    let work = Work::new("soak");
+    let exe = c_program::build("soak", &work.0);
+    let out = c_program::run(&exe, |cmd| cmd.arg(fixture).arg(&jobs).arg(&threads));
     let stdout = c_program::succeeded(&out);
     println!("{stdout}");
     assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn garbage_from_many_threads_is_clean_under_valgrind() {
+    let _one = alone();
+    let jobs = std::env::var("CUZK_SOAK_VALGRIND_JOBS").unwrap_or_else(|_| "200".into());
+    let fixture = fixture();
+    let work = Work::new("soak-valgrind");
+    let exe = c_program::build_plain("soak", &work.0);
+    // Memcheck errors and definitely lost blocks fail the run; the engine's
+    // process-global state is still reachable at exit by design.
+    let out = Command::new("valgrind")
+        .args(["--error-exitcode=99", "--leak-check=full", "--show-leak-kinds=definite"])
+        .args(["--errors-for-leak-kinds=definite", "--num-callers=30"])
+        .arg(&exe)
+        .arg(fixture)
+        .arg(&jobs)
+        .arg("8")
+        .arg("garbage")
+        .output()
+        .expect("running valgrind (on Debian/Ubuntu: apt-get install valgrind)");
+    let stdout = c_program::succeeded(&out);
+    println!("{stdout}");
+    assert!(stdout.contains(" passed, 0 failed"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ERROR SUMMARY: 0 errors"), "{stderr}");
 }

@@ -1,5 +1,6 @@
 //! The C test programs of tests/c/: each is built against include/cuzk.h with
-//! strict warnings and AddressSanitizer + UBSan, linked to libcuzk.so.
+//! strict warnings and AddressSanitizer + UBSan (or plain, for valgrind),
+//! linked to libcuzk.so.
 
 use std::{
     path::{Path, PathBuf},
@@ -25,8 +26,19 @@ fn ensure_cdylib(dir: &Path) {
     assert!(dir.join("libcuzk.so").exists());
 }
 
-/// Builds `tests/c/<name>.c` into `work` and returns the executable.
+/// Builds `tests/c/<name>.c` into `work` under the sanitizers and returns the
+/// executable.
 pub fn build(name: &str, work: &Path) -> PathBuf {
+    compile(name, work, &["-fsanitize=address,undefined"])
+}
+
+/// Builds `tests/c/<name>.c` into `work` without sanitizers, to run under
+/// valgrind (which cannot run a sanitized program).
+pub fn build_plain(name: &str, work: &Path) -> PathBuf {
+    compile(name, work, &[])
+}
+
+fn compile(name: &str, work: &Path, sanitizers: &[&str]) -> PathBuf {
     let dir = profile_dir();
     ensure_cdylib(&dir);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -34,7 +46,8 @@ pub fn build(name: &str, work: &Path) -> PathBuf {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(cc)
         .args(["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror"])
-        .args(["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"])
+        .args(sanitizers)
+        .args(["-fno-omit-frame-pointer", "-g"])
         .arg(format!("-I{}", root.join("include").display()))
         .arg(root.join(format!("tests/c/{name}.c")))
         .arg("-o")
