@@ -1,8 +1,9 @@
 //! A memory allocation of a partition's large vectors that fails is an error
 //! of that partition, not an abort of the process: this binary's allocator
 //! refuses, while armed, every allocation above a limit, and the join of a
-//! circuit's pieces (which reserves the whole witness at once), the CPU's
-//! a, b and c and H's transforms run under it.
+//! circuit's pieces (which reserves the whole witness at once), a witness
+//! growing or extended by a circuit's parts, the CPU's a, b and c and H's
+//! transforms run under it.
 
 use std::{
     alloc::{GlobalAlloc, Layout, System},
@@ -129,4 +130,45 @@ fn a_witness_that_cannot_grow_is_an_error_and_the_next_synthesis_works() {
     let e = refusing_above(1 << 20, || synthesize_witness(circuit.clone())).expect_err("the witness's growth was refused");
     assert!(e.to_string().contains("cannot allocate"), "{e}");
     assert_eq!(synthesize_witness(circuit).unwrap().aux.len(), 1 << 16);
+}
+
+/// A circuit built as the PoSt circuits build theirs over their sectors:
+/// parts synthesized into fresh systems, each `extend`ed into the caller's.
+struct Extending;
+
+impl Circuit<Fr> for Extending {
+    fn synthesize<CS: ConstraintSystem<Fr>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        assert!(CS::is_extensible());
+        for part in 0..PIECES {
+            let mut sub = CS::new();
+            sub.alloc_input(|| "temp one", || Ok(Fr::from(1u64)))?;
+            for i in 0..PER_PIECE as u64 {
+                sub.alloc(|| "v", || Ok(Fr::from(part << 32 | i)))?;
+            }
+            cs.extend(&sub);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_witness_extended_beyond_its_room_fails_its_synthesis_and_the_next_works() {
+    let _alone = alone();
+    // Each part adds 2 MiB of values; the witness doubles its room to 2, 4,
+    // then 8 MiB, and the third extend finds the limit. `extend` cannot
+    // return an error: it panics with the reason, which the engine turns
+    // into that job's error (tests/engine.rs, a panicking circuit).
+    // The default panic hook may symbolize a backtrace (RUST_BACKTRACE),
+    // which takes more than this test's limit: a silent one while armed.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let refused = refusing_above(5 << 20, || std::panic::catch_unwind(|| synthesize_witness(Extending)));
+    std::panic::set_hook(hook);
+    let payload = refused.expect_err("the extend's growth was refused");
+    let message = payload.downcast_ref::<String>().expect("a formatted panic message");
+    assert!(message.contains("cannot allocate 8 MiB for a witness's aux values"), "{message}");
+
+    let w = synthesize_witness(Extending).unwrap();
+    assert_eq!(w.aux.len(), PIECES as usize * PER_PIECE);
+    assert_eq!(w.aux[PER_PIECE + 5], Fr::from(1u64 << 32 | 5));
 }

@@ -10,6 +10,7 @@ use blstrs::Scalar as Fr;
 use ff::Field;
 
 use super::Density;
+use crate::room::Growth;
 
 /// How much of a system there is: constraints (`enforce` calls seen),
 /// inputs (the constant one included) and aux variables.
@@ -35,10 +36,11 @@ pub trait Joinable: ConstraintSystem<Fr, Root = Self> + Send + Sized {
     /// Whether `piece` agrees with `self` on everything up to `prefix`.
     fn same_prefix(&self, piece: &Self, prefix: Sizes) -> bool;
 
-    /// Room for `more` beyond the current sizes, so that appending does not
-    /// reallocate (and briefly double) vectors of gigabytes. Where the
-    /// memory cannot be had, an error (the partition fails, not the process).
-    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()>;
+    /// Room for `more` beyond the current sizes, taken as `growth` says, so
+    /// that appending does not reallocate (and briefly double) vectors of
+    /// gigabytes. Where the memory cannot be had, an error (the partition
+    /// fails, not the process).
+    fn reserve(&mut self, more: Sizes, growth: Growth) -> anyhow::Result<()>;
 
     /// Appends what `piece` has beyond `prefix` (which `self` has too): its
     /// constraints, and its variables numbered after `self`'s; its marks on
@@ -72,7 +74,15 @@ pub fn synthesize_whole<J: Joinable, C: Circuit<Fr>>(circuit: C) -> Result<J, Sy
 
 /// `ConstraintSystem::extend` for a joinable system: `other` was made by
 /// `new()` and opened with its own constant one, which stands for ours.
+/// `extend` cannot return an error, so room that cannot be had is a panic
+/// naming it: the engine fails that synthesis's job with the message, where
+/// growing without the room would abort the process.
 pub fn extend<S: Joinable + Clone>(cs: &mut S, other: &S) {
+    let theirs = other.sizes();
+    let more = Sizes { constraints: theirs.constraints, inputs: theirs.inputs.saturating_sub(1), aux: theirs.aux };
+    if let Err(e) = cs.reserve(more, Growth::Doubling) {
+        panic!("{e:#}");
+    }
     cs.append(other.clone(), Sizes::ONE_INPUT);
 }
 

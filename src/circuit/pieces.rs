@@ -33,6 +33,7 @@ use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisE
 use blstrs::Scalar as Fr;
 
 use super::joinable::{Joinable, Sizes};
+use crate::room::Growth;
 
 /// How much of a system its prefix is.
 type Prefix = Sizes;
@@ -434,7 +435,7 @@ fn append_run<J: Joinable>(whole: &mut Option<(J, Prefix)>, mut run: Vec<(J, Pre
     let constraints: usize = run.iter().map(|(piece, _)| piece.sizes().constraints - p.constraints).sum();
     let aux: usize = run.iter().map(|(piece, _)| piece.sizes().aux - p.aux).sum();
     let (constraints, aux) = (constraints + constraints / count * later, aux + aux / count * later);
-    whole.reserve(Sizes { constraints, inputs: 0, aux })?;
+    whole.reserve(Sizes { constraints, inputs: 0, aux }, Growth::Exact)?;
     append_pieces(whole, p, run)
 }
 

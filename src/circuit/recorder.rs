@@ -17,7 +17,7 @@ use super::{
     term::{limbs, MINUS_ONE, ONE},
     Density, Witness,
 };
-use crate::room::try_room;
+use crate::room::Growth;
 
 /// While recording, a column is an aux index, or an input index with this
 /// bit set (the inputs' count is known only at the end).
@@ -148,14 +148,14 @@ impl Joinable for Recorder {
             })
     }
 
-    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
+    fn reserve(&mut self, more: Sizes, growth: Growth) -> anyhow::Result<()> {
         let rows = self.matrices[0].rows().max(1);
         for m in &mut self.matrices {
             let terms_per_row = m.terms.len() / rows + 1;
-            try_room(&mut m.row_starts, more.constraints, "a matrix's rows")?;
-            try_room(&mut m.terms, more.constraints * terms_per_row, "a matrix's terms")?;
+            growth.room(&mut m.row_starts, more.constraints, "a matrix's rows")?;
+            growth.room(&mut m.terms, more.constraints * terms_per_row, "a matrix's terms")?;
         }
-        self.witness.reserve(more)
+        self.witness.reserve(more, growth)
     }
 
     fn append(&mut self, piece: Self, p: Sizes) {

@@ -8,7 +8,7 @@ use super::{
     term::add_term,
     Density,
 };
-use crate::room::try_room;
+use crate::room::Growth;
 
 /// A synthesized circuit, ready for the Groth16 prover.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -80,11 +80,11 @@ impl Joinable for Synthesized {
             && piece.aux[..p.aux] == self.aux[..p.aux]
     }
 
-    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
-        try_room(&mut self.a, more.constraints, "a circuit's a")?;
-        try_room(&mut self.b, more.constraints, "a circuit's b")?;
-        try_room(&mut self.c, more.constraints, "a circuit's c")?;
-        try_room(&mut self.aux, more.aux, "a circuit's aux values")
+    fn reserve(&mut self, more: Sizes, growth: Growth) -> anyhow::Result<()> {
+        growth.room(&mut self.a, more.constraints, "a circuit's a")?;
+        growth.room(&mut self.b, more.constraints, "a circuit's b")?;
+        growth.room(&mut self.c, more.constraints, "a circuit's c")?;
+        growth.room(&mut self.aux, more.aux, "a circuit's aux values")
     }
 
     /// Each vector of `piece` is freed once copied: the copy's new memory is

@@ -11,7 +11,7 @@ use super::{
     joinable::{own_root_extensible, synthesize_whole, Joinable, Sizes},
     par_copy::extend_in_parallel,
 };
-use crate::room::try_room;
+use crate::room::{try_room, Growth};
 
 /// A circuit's assignment: inputs (the constant one first) and aux.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -38,8 +38,8 @@ impl Joinable for Witness {
         piece.inputs[..p.inputs] == self.inputs[..p.inputs] && piece.aux[..p.aux] == self.aux[..p.aux]
     }
 
-    fn reserve(&mut self, more: Sizes) -> anyhow::Result<()> {
-        try_room(&mut self.aux, more.aux, "a witness's aux values")
+    fn reserve(&mut self, more: Sizes, growth: Growth) -> anyhow::Result<()> {
+        growth.room(&mut self.aux, more.aux, "a witness's aux values")
     }
 
     fn append(&mut self, piece: Self, p: Sizes) {

@@ -108,13 +108,13 @@ fn post_latency(
     probes: usize,
 ) -> Result<(Vec<f64>, Vec<f64>, Option<f64>)> {
     let engine = Engine::new(engine_config()?);
-    let mut idle = Vec::new();
-    for p in 0..probes {
+    // One Winning PoSt job, waited for: its latency.
+    let probe = |seed: u64| -> Result<f64> {
         let start = Instant::now();
-        let id = engine.submit(spec(ProofKind::WinningPost, post_key, post_links, 1, 900 + p as u64))?;
-        finish(&engine, id)?;
-        idle.push(start.elapsed().as_secs_f64());
-    }
+        finish(&engine, engine.submit(spec(ProofKind::WinningPost, post_key, post_links, 1, seed))?)?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let idle = (0..probes).map(|p| probe(900 + p as u64)).collect::<Result<Vec<_>>>()?;
     // A stream: more C2-like work queued than the probes take to run.
     let stream: Vec<JobId> = (0..probes + 2)
         .map(|j| engine.submit(spec(ProofKind::PorepC2, c2_key, c2_links, 4, 500 + j as u64)))
@@ -125,10 +125,7 @@ fn post_latency(
     }
     let mut loaded = Vec::new();
     for p in 0..probes {
-        let start = Instant::now();
-        let id = engine.submit(spec(ProofKind::WinningPost, post_key, post_links, 1, 950 + p as u64))?;
-        finish(&engine, id)?;
-        loaded.push(start.elapsed().as_secs_f64());
+        loaded.push(probe(950 + p as u64)?);
         std::thread::sleep(Duration::from_millis(200));
     }
     let status = engine.status();
