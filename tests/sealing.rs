@@ -591,8 +591,7 @@ fn bad_inputs_are_errors_that_say_what_is_wrong() {
     }
 }
 
-/// The target profile folder of this test binary (`target/release`), where
-/// cargo puts libcuzk.so.
+/// tests/c/sealing_flow.c under the sanitizers, its log sent to a descriptor.
 #[test]
 fn c_program_drives_the_sealing_surface_under_asan() {
     let dir = Dir::new("c");

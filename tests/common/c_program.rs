@@ -7,23 +7,16 @@ use std::{
     process::{Command, Output},
 };
 
-/// The target profile folder of this test binary (`target/release`), where
-/// cargo puts libcuzk.so.
-fn profile_dir() -> PathBuf {
+/// The folder of this test binary (`target/release/deps`), where the test
+/// build left the library's cdylib beside the rlib the tests link: the C
+/// programs link the same build. (A `cargo build --lib` here would be another
+/// build, as the test build unifies features with the workspace's other
+/// crates: a whole compile, writing the shared output names mid-run.)
+fn library_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn ensure_cdylib(dir: &Path) {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    // The test build's features (the package's dev-dependency on itself adds
-    // `fixtures`): the library that build left is the one linked, nothing recompiles.
-    cmd.args(["build", "--lib", "--features", "fixtures"]).current_dir(env!("CARGO_MANIFEST_DIR"));
-    if dir.ends_with("release") {
-        cmd.arg("--release");
-    }
-    assert!(cmd.status().expect("running cargo").success(), "building libcuzk.so");
-    assert!(dir.join("libcuzk.so").exists());
+    let dir = exe.parent().unwrap().to_path_buf();
+    assert!(dir.join("libcuzk.so").exists(), "no libcuzk.so beside {}", exe.display());
+    dir
 }
 
 /// Builds `tests/c/<name>.c` into `work` under the sanitizers and returns the
@@ -39,8 +32,7 @@ pub fn build_plain(name: &str, work: &Path) -> PathBuf {
 }
 
 fn compile(name: &str, work: &Path, sanitizers: &[&str]) -> PathBuf {
-    let dir = profile_dir();
-    ensure_cdylib(&dir);
+    let dir = library_dir();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let exe = work.join(name);
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
