@@ -7,6 +7,8 @@
 //! bellperson's generator's for the same toxic waste: the unit tests of
 //! groth16::generator.)
 
+mod common;
+
 use bellperson::{
     groth16::{create_random_proof, prepare_verifying_key, verify_proof, Parameters, VerifyingKey},
     Circuit,
@@ -28,6 +30,8 @@ use filecoin_proofs_api::{
 use rand::{rngs::OsRng, SeedableRng};
 use storage_proofs_core::parameter_cache;
 use rand_chacha::ChaCha8Rng;
+
+use common::TempDir;
 
 /// Generates the parameters of a circuit shape from the matrices of a random
 /// instance of it (`structure`), writes and reads them back, and proves the
@@ -85,28 +89,10 @@ fn assert_points_valid(pk: &ProvingKey, what: &str) {
     }
 }
 
-/// A folder of its own, removed afterwards.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("cuzk-generator-{what}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn a_generated_porep_key_proves_a_real_c2_partition_by_both_provers() {
     let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
-    let dir = TempDir::new("porep");
+    let dir = TempDir::new("generator-porep");
     let sector = sample::seal_sector(rp, &dir.0, 83).unwrap();
     let real = || porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&sector.c1_json).unwrap()).unwrap().circuits.remove(0);
     let random = porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, 1).unwrap()).unwrap();
@@ -115,7 +101,7 @@ fn a_generated_porep_key_proves_a_real_c2_partition_by_both_provers() {
 
 #[test]
 fn generated_post_and_snapdeals_keys_prove_real_sectors_and_verify_with_stock() {
-    let dir = TempDir::new("sector");
+    let dir = TempDir::new("generator-sector");
     let sector = sample::seal_sector(RegisteredSealProof::StackedDrg2KiBV1_1, &dir.0, 81).unwrap();
     let sid = SectorId::from(sector.sector_id);
     let mut randomness = [9u8; 32];

@@ -11,7 +11,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use common::c_program;
+use common::{c_program, TempDir};
 use cuzk::ffi::{destroy::*, info::*, logging::init_log_fd, pieces::*, seal::*, sealing::*, types::*};
 use filecoin_hashers::{poseidon::PoseidonFunction, Domain, HashFunction};
 use filecoin_proofs_api::{seal as stock, PieceInfo, RegisteredPoStProof, RegisteredSealProof, UnpaddedBytesAmount};
@@ -69,26 +69,10 @@ fn setup() {
     cuzk::api::params::use_local_cache_unless_set();
 }
 
-/// A temporary folder, removed on drop.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Self {
-        setup();
-        let dir = std::env::temp_dir().join(format!("cuzk-sealing-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-    fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
+/// A temporary folder for a test named `name`, after the one-time setup.
+fn sealing_dir(name: &str) -> TempDir {
+    setup();
+    TempDir::new(&format!("sealing-{name}"))
 }
 
 fn random(len: usize, seed: u64) -> Vec<u8> {
@@ -116,7 +100,7 @@ fn data_commitment_c(rp: i32, pieces: &[PublicPieceInfo_t]) -> Result<[u8; 32], 
 
 /// A sector sealed through the C ABI up to PC2.
 struct Sector {
-    dir: Dir,
+    dir: TempDir,
     rp: i32,
     sector_id: u64,
     prover_id: [u8; 32],
@@ -169,7 +153,7 @@ impl Sector {
 /// Writes two random pieces filling a 2 KiB sector with `write_with_alignment`,
 /// checks their commitments, and runs PC1 and PC2 through the C ABI.
 fn seal_through_c(rp: i32, name: &str, seed: u64) -> Sector {
-    let dir = Dir::new(name);
+    let dir = sealing_dir(name);
     let (cache, staged, sealed) = (dir.join("cache"), dir.join("staged"), dir.join("sealed"));
     fs::create_dir_all(&cache).unwrap();
     File::create(&sealed).unwrap();
@@ -316,7 +300,7 @@ fn synthetic_porep_through_the_c_abi() {
 
 #[test]
 fn write_with_alignment_and_without_match_stock() {
-    let dir = Dir::new("align");
+    let dir = sealing_dir("align");
     let rsp = RegisteredSealProof::StackedDrg2KiBV1_1;
     let small = random(508, 7);
     let big = random(1016, 8);
@@ -350,7 +334,7 @@ fn write_with_alignment_and_without_match_stock() {
 
 #[test]
 fn fauxrep_and_fauxrep2_make_replicas() {
-    let dir = Dir::new("faux");
+    let dir = sealing_dir("faux");
     let (cache, sealed, cache2) = (dir.join("cache"), dir.join("sealed"), dir.join("cache2"));
     fs::create_dir_all(&cache).unwrap();
     fs::create_dir_all(&cache2).unwrap();
@@ -449,7 +433,7 @@ fn init_log_fd_only_works_as_the_first_call() {
     assert!(err.contains("not open"), "{err}");
     // Any other call but the info accessors sets up the stderr logger first.
     let _ = data_commitment_c(-1, &[]);
-    let dir = Dir::new("log");
+    let dir = sealing_dir("log");
     let file = File::create(dir.join("log")).unwrap();
     let err = outcome!(init_log_fd(file.as_raw_fd()), destroy_init_log_fd_response, |_r| ()).unwrap_err();
     assert!(err.contains("There is already an active logger"), "{err}");
@@ -460,7 +444,7 @@ fn init_log_fd_only_works_as_the_first_call() {
 
 #[test]
 fn bad_inputs_are_errors_that_say_what_is_wrong() {
-    let dir = Dir::new("bad");
+    let dir = sealing_dir("bad");
     let data = dir.join("data");
     fs::write(&data, random(1016, 3)).unwrap();
     let src = File::open(&data).unwrap();
@@ -594,7 +578,7 @@ fn bad_inputs_are_errors_that_say_what_is_wrong() {
 /// tests/c/sealing_flow.c under the sanitizers, its log sent to a descriptor.
 #[test]
 fn c_program_drives_the_sealing_surface_under_asan() {
-    let dir = Dir::new("c");
+    let dir = sealing_dir("c");
     let data = random(2032, 31);
     fs::write(dir.join("piece0"), &data[..1016]).unwrap();
     fs::write(dir.join("piece1"), &data[1016..]).unwrap();

@@ -19,7 +19,7 @@ use std::{
     sync::{Mutex, OnceLock},
 };
 
-use common::c_program;
+use common::{c_program, TempDir};
 use cuzk::api::sample;
 use filecoin_proofs_api::{post as stock_post, PrivateReplicaInfo, RegisteredPoStProof, RegisteredSealProof, SectorId};
 
@@ -76,30 +76,13 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
     ONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A fresh folder for a built program, removed when dropped.
-struct Work(PathBuf);
-
-impl Work {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("cuzk-c-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Work(dir)
-    }
-}
-
-impl Drop for Work {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn the_async_api_survives_a_soak_of_mixed_jobs_under_asan() {
     let _one = alone();
     let jobs = std::env::var("CUZK_SOAK_JOBS").unwrap_or_else(|_| "100".into());
     let threads = std::env::var("CUZK_SOAK_THREADS").unwrap_or_else(|_| "8".into());
     let fixture = fixture();
-    let work = Work::new("soak");
+    let work = TempDir::new("c-soak");
     let exe = c_program::build("soak", &work.0);
     let out = c_program::run(&exe, |cmd| cmd.arg(fixture).arg(&jobs).arg(&threads));
     let stdout = c_program::succeeded(&out);
@@ -112,7 +95,7 @@ fn garbage_from_many_threads_is_clean_under_valgrind() {
     let _one = alone();
     let jobs = std::env::var("CUZK_SOAK_VALGRIND_JOBS").unwrap_or_else(|_| "200".into());
     let fixture = fixture();
-    let work = Work::new("soak-valgrind");
+    let work = TempDir::new("c-soak-valgrind");
     let exe = c_program::build_plain("soak", &work.0);
     // Memcheck errors and definitely lost blocks fail the run; the engine's
     // process-global state is still reachable at exit by design.

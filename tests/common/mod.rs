@@ -1,10 +1,11 @@
-//! Shared by the integration tests: the local parameter cache and a sealed
-//! 2 KiB sector.
+//! Shared by the integration tests: the local parameter cache, a sealed
+//! 2 KiB sector and temporary folders.
 #![allow(dead_code)]
 
 pub mod c_program;
 
 use std::{
+    path::PathBuf,
     sync::Once,
     time::{Duration, Instant},
 };
@@ -50,5 +51,28 @@ pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) 
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A fresh folder `cuzk-<name>-<pid>` under the system's temp dir, removed
+/// when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("cuzk-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
