@@ -93,6 +93,8 @@ fn config(synthesis_threads: usize, ready_queue_depth: usize) -> Config {
         gpu_memory_budget: None,
         matrices_files: false,
         gpu_fallback: GpuFailure::RetryOnCpu,
+        gpu_step_timeout_seconds: 120,
+        worker_timeout_seconds: 3600,
     }
 }
 
@@ -330,6 +332,31 @@ fn a_failing_partition_fails_its_job_only() {
     assert_eq!(finished(&engine, good).unwrap().len(), 1);
     assert_eq!(engine.status().counters.jobs_failed, 3);
     assert_eq!(engine.status().memory.partitions_in_flight_bytes, 0, "failed partitions released their memory");
+}
+
+#[test]
+fn a_synthesis_that_never_returns_fails_its_job_and_a_new_worker_serves_the_rest() {
+    let engine = Engine::new(Config { worker_timeout_seconds: 1, ..config(1, 1) });
+    let workers = engine.status().synthesis_workers;
+    let (release, stuck_until) = std::sync::mpsc::channel::<()>();
+    let mut stuck = job(Priority::Low, 2, 14);
+    stuck.partitions[0] = partition_after(14_000, LINKS, move || {
+        let _ = stuck_until.recv();
+    });
+    let stuck = engine.submit(stuck).unwrap();
+    let next = engine.submit(job(Priority::Low, 1, 15)).unwrap();
+    let e = format!("{:#}", finished(&engine, stuck).unwrap_err());
+    assert!(e.contains("synthesizing partition 0") && e.contains("no result in 1 s") && e.contains("abandoned"), "{e}");
+    // The stuck synthesis held the one C2 synthesis slot: a new worker took it.
+    assert_eq!(finished(&engine, next).unwrap().len(), 1);
+    let s = engine.status();
+    assert_eq!((s.counters.workers_abandoned, s.abandoned_workers, s.synthesis_workers), (1, 1, workers));
+    release.send(()).unwrap();
+    common::wait_until("the abandoned worker to return", WAIT, || engine.status().abandoned_workers == 0);
+    let s = engine.status();
+    assert_eq!((s.synthesis_workers, s.memory.partitions_in_flight_bytes), (workers, 0), "its memory went back, its place stayed taken");
+    let after = engine.submit(job(Priority::Low, 2, 16)).unwrap();
+    assert_eq!(finished(&engine, after).unwrap().len(), 2);
 }
 
 #[test]

@@ -582,6 +582,33 @@ fn out_of_device_memory_is_an_error_or_a_cpu_retry_and_frees_what_it_took() {
 }
 
 #[test]
+fn a_device_held_past_the_step_limit_sends_proofs_to_the_cpu_until_it_returns() {
+    use groth16::{Backend, G1Query};
+    let _gpu = exclusive();
+    let (cs, pk, r, s, on_cpu) = chain_of_2_20();
+    let timed = prove_timed(GpuFailure::Error, Placement::ANY, &pk, cs.clone(), r, s).unwrap();
+    assert_eq!((timed.gpu, timed.proof.to_bytes().to_vec()), (Some(0), on_cpu.clone()));
+    let limit = std::time::Duration::from_secs(1);
+    gpu::set_step_limit(Some(limit));
+    let waiting = GpuProver::acquire(&pk).expect("a device").unwrap();
+    // A step that never returns, as a hung kernel's.
+    let hung = device().hold(2).unwrap();
+    let start = std::time::Instant::now();
+    let e = format!("{:#}", waiting.msm_g1(G1Query::L, &scalars(1000, 3)).unwrap_err());
+    assert!(start.elapsed() >= limit && e.contains("GPU 0") && e.contains("taken as hung"), "{e}");
+    drop(waiting);
+    assert!(device().overrunning().is_some());
+    assert!(GpuProver::acquire(&pk).is_none(), "a hung device takes no new proof");
+    let timed = prove_timed(GpuFailure::Error, Placement::ANY, &pk, cs.clone(), r, s).unwrap();
+    assert_eq!((timed.gpu, timed.proof.to_bytes().to_vec()), (None, on_cpu.clone()), "proved on the CPU meanwhile");
+    drop(hung);
+    gpu::set_step_limit(None);
+    assert!(device().overrunning().is_none());
+    let timed = prove_timed(GpuFailure::Error, Placement::ANY, &pk, cs, r, s).unwrap();
+    assert_eq!((timed.gpu, timed.proof.to_bytes().to_vec()), (Some(0), on_cpu), "the device serves again once the step returned");
+}
+
+#[test]
 fn proofs_sharing_the_device_step_by_step_give_cpu_bytes_and_unused_keys_free_it() {
     let _gpu = exclusive();
     gpu::drop_unused_keys(); // earlier tests' keys

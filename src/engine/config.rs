@@ -42,6 +42,13 @@ pub struct Config {
     pub matrices_files: bool,
     /// What a GPU failure (out of memory, a CUDA error) does to a proof.
     pub gpu_fallback: GpuFailure,
+    /// Seconds one proof step may hold a GPU before it counts as hung: steps
+    /// waiting for the device give up (as `gpu_fallback` says), new proofs
+    /// go elsewhere, and the prover worker in the step is abandoned.
+    pub gpu_step_timeout_seconds: u64,
+    /// Seconds a partition's synthesis, or its proof, may take before its
+    /// worker is abandoned: the job fails, a new worker takes its place.
+    pub worker_timeout_seconds: u64,
 }
 
 /// What to do when the GPU fails a proof.
@@ -58,6 +65,13 @@ pub enum GpuFailure {
 
 /// Fits a Winning PoSt partition of any sector size (~0.1 GB at 32 GiB).
 const DEFAULT_POST_MEMORY_RESERVE: u64 = 1 << 30;
+
+/// A step of the largest proofs holds a GPU for seconds, a streamed key's
+/// for tens of seconds.
+const DEFAULT_GPU_STEP_TIMEOUT_SECONDS: u64 = 120;
+
+/// Far beyond a 32 GiB partition's synthesis or CPU proof on a small host.
+const DEFAULT_WORKER_TIMEOUT_SECONDS: u64 = 3600;
 
 /// The stock default of `FIL_PROOFS_PARAMETER_CACHE`.
 const STOCK_PARAM_CACHE: &str = "/var/tmp/filecoin-proof-parameters/";
@@ -114,6 +128,14 @@ impl Config {
             Some("error") => GpuFailure::Error,
             Some(other) => bail!("CUZK_GPU_FALLBACK={other:?} is neither `cpu` nor `error`"),
         };
+        let gpu_step_timeout_seconds = match var("CUZK_GPU_STEP_TIMEOUT_SECONDS") {
+            Some(v) => parse_count("CUZK_GPU_STEP_TIMEOUT_SECONDS", &v)? as u64,
+            None => DEFAULT_GPU_STEP_TIMEOUT_SECONDS,
+        };
+        let worker_timeout_seconds = match var("CUZK_WORKER_TIMEOUT_SECONDS") {
+            Some(v) => parse_count("CUZK_WORKER_TIMEOUT_SECONDS", &v)? as u64,
+            None => DEFAULT_WORKER_TIMEOUT_SECONDS,
+        };
         let param_cache = var("FIL_PROOFS_PARAMETER_CACHE").unwrap_or_else(|| STOCK_PARAM_CACHE.into()).into();
         let config = Config {
             param_cache,
@@ -126,6 +148,8 @@ impl Config {
             gpu_memory_budget,
             matrices_files,
             gpu_fallback,
+            gpu_step_timeout_seconds,
+            worker_timeout_seconds,
         };
         config.check()?;
         Ok(config)
@@ -159,6 +183,8 @@ impl Config {
         ensure!(self.ready_queue_depth >= 1, "ready_queue_depth must be at least 1");
         ensure!(self.host_memory_budget > 0, "host_memory_budget must be positive");
         ensure!(self.gpu_memory_budget != Some(0), "gpu_memory_budget must be positive (null: no limit)");
+        ensure!(self.gpu_step_timeout_seconds >= 1, "gpu_step_timeout_seconds must be at least 1");
+        ensure!(self.worker_timeout_seconds >= 1, "worker_timeout_seconds must be at least 1");
         if let Some(gpus) = &self.gpus {
             let usable = super::devices::gpu_count();
             for (i, &g) in gpus.iter().enumerate() {
@@ -276,6 +302,10 @@ mod tests {
         assert_eq!(from(&[("CUZK_GPU_FALLBACK", "error")]).unwrap().gpu_fallback, GpuFailure::Error);
         assert_eq!(d.updated(br#"{"gpu_fallback": "error"}"#).unwrap().gpu_fallback, GpuFailure::Error);
         assert_eq!(serde_json::to_value(d.gpu_fallback).unwrap(), "cpu");
+        assert_eq!((d.gpu_step_timeout_seconds, d.worker_timeout_seconds), (120, 3600));
+        let timeouts = from(&[("CUZK_GPU_STEP_TIMEOUT_SECONDS", "30"), ("CUZK_WORKER_TIMEOUT_SECONDS", "600")]).unwrap();
+        assert_eq!((timeouts.gpu_step_timeout_seconds, timeouts.worker_timeout_seconds), (30, 600));
+        assert_eq!(d.updated(br#"{"worker_timeout_seconds": 5}"#).unwrap().worker_timeout_seconds, 5);
     }
 
     #[test]
@@ -292,6 +322,9 @@ mod tests {
         assert!(from(&[("CUZK_GPU_FALLBACK", "abort")]).is_err());
         assert!(from(&[]).unwrap().updated(br#"{"gpu_fallback": "abort"}"#).is_err());
         assert!(from(&[]).unwrap().updated(br#"{"synthesis": "fast"}"#).is_err());
+        assert!(from(&[("CUZK_GPU_STEP_TIMEOUT_SECONDS", "0")]).is_err());
+        assert!(from(&[("CUZK_WORKER_TIMEOUT_SECONDS", "1h")]).is_err());
+        assert!(from(&[]).unwrap().updated(br#"{"worker_timeout_seconds": 0}"#).is_err());
     }
 
     #[test]

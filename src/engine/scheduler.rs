@@ -10,6 +10,7 @@
 mod in_flight;
 mod snapshot;
 mod state;
+mod watchdog;
 mod workers;
 
 use std::{
@@ -22,6 +23,7 @@ use anyhow::{anyhow, bail, ensure, Result};
 pub use self::snapshot::{Counters, EngineStatus, JobStatus, MemoryStatus};
 use self::{
     state::State,
+    watchdog::watchdog,
     workers::{prover_worker, synthesis_worker},
 };
 use super::{
@@ -60,6 +62,42 @@ pub enum WaitOutcome {
     Unknown,
 }
 
+impl Shared {
+    fn notify_all(&self) {
+        self.synthesis_cv.notify_all();
+        self.prover_cv.notify_all();
+        self.done_cv.notify_all();
+    }
+}
+
+/// Starts workers up to the configured counts (after some retired, were
+/// abandoned or the counts grew).
+fn spawn_missing_workers(shared: &Arc<Shared>, st: &mut State) {
+    let (synthesis, prover) = (state::synthesis_workers(&st.config), state::prover_workers(&st.config));
+    while st.workers.synthesis < synthesis && spawn(shared, st, "synthesis", synthesis_worker) {
+        st.workers.synthesis += 1;
+    }
+    while st.workers.prover < prover && spawn(shared, st, "prover", prover_worker) {
+        st.workers.prover += 1;
+    }
+}
+
+/// Starts thread `cuzk-{what}-{id}` running `work`; false (logged) when
+/// the OS refuses it.
+fn spawn(shared: &Arc<Shared>, st: &mut State, what: &str, work: fn(&Arc<Shared>, usize)) -> bool {
+    let (shared, id) = (shared.clone(), st.workers.next);
+    match std::thread::Builder::new().name(format!("cuzk-{what}-{id}")).spawn(move || work(&shared, id)) {
+        Ok(_) => {
+            st.workers.next += 1;
+            true
+        }
+        Err(e) => {
+            log::error!("cuzk: cannot start a {what} worker: {e}");
+            false
+        }
+    }
+}
+
 fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
     // Worker panics are caught before they can poison the state; recover anyway.
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -86,7 +124,13 @@ impl Engine {
             started: Instant::now(),
         });
         let engine = Engine { shared };
-        engine.spawn_missing_workers(&mut lock(&engine.shared.state));
+        let mut st = lock(&engine.shared.state);
+        super::devices::set_step_limit(Duration::from_secs(st.config.gpu_step_timeout_seconds));
+        spawn_missing_workers(&engine.shared, &mut st);
+        if !spawn(&engine.shared, &mut st, "watchdog", |shared, _| watchdog(shared)) {
+            log::error!("cuzk: no watchdog: a hung synthesis or proof will not be abandoned");
+        }
+        drop(st);
         engine
     }
 
@@ -95,8 +139,9 @@ impl Engine {
     /// their current partition.
     pub fn configure(&self, config: Config) {
         let mut st = lock(&self.shared.state);
+        super::devices::set_step_limit(Duration::from_secs(config.gpu_step_timeout_seconds));
         st.config = config;
-        self.spawn_missing_workers(&mut st);
+        spawn_missing_workers(&self.shared, &mut st);
         drop(st);
         self.notify_all();
     }
@@ -115,35 +160,7 @@ impl Engine {
     }
 
     fn notify_all(&self) {
-        self.shared.synthesis_cv.notify_all();
-        self.shared.prover_cv.notify_all();
-        self.shared.done_cv.notify_all();
-    }
-
-    fn spawn_missing_workers(&self, st: &mut State) {
-        let (synthesis, prover) = (state::synthesis_workers(&st.config), state::prover_workers(&st.config));
-        while st.workers.synthesis < synthesis && self.spawn(st, "synthesis", synthesis_worker) {
-            st.workers.synthesis += 1;
-        }
-        while st.workers.prover < prover && self.spawn(st, "prover", prover_worker) {
-            st.workers.prover += 1;
-        }
-    }
-
-    /// Starts thread `cuzk-{what}-{id}` running `work`; false (logged) when
-    /// the OS refuses it.
-    fn spawn(&self, st: &mut State, what: &str, work: fn(&Shared, usize)) -> bool {
-        let (shared, id) = (self.shared.clone(), st.workers.next);
-        match std::thread::Builder::new().name(format!("cuzk-{what}-{id}")).spawn(move || work(&shared, id)) {
-            Ok(_) => {
-                st.workers.next += 1;
-                true
-            }
-            Err(e) => {
-                log::error!("cuzk: cannot start a {what} worker: {e}");
-                false
-            }
-        }
+        self.shared.notify_all();
     }
 
     /// Estimated host bytes a partition under `pk` starting now holds in
@@ -267,6 +284,7 @@ impl Engine {
                 partitions_in_flight_bytes: st.in_flight.bytes(),
                 peak_partitions_in_flight_bytes: st.in_flight.peak(),
             },
+            abandoned_workers: st.busy.abandoned(),
             jobs,
             counters: st.counters.clone(),
         }

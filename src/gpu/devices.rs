@@ -3,13 +3,13 @@
 //! the CUDA runtime itself. No usable device means the CPU path, with the
 //! reason logged.
 
-use std::{ffi::CStr, os::raw::c_int, sync::atomic::AtomicUsize};
+use std::{ffi::CStr, os::raw::c_int, sync::atomic::AtomicUsize, thread::ThreadId, time::Duration};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use once_cell::sync::Lazy;
 
 use super::sys::{self, check, GpuInfo};
-use super::priority_lock::PriorityLock;
+use super::priority_lock::{PriorityGuard, PriorityLock};
 
 pub struct Device {
     /// Index among the usable devices (what cuda/ calls `device`).
@@ -29,6 +29,27 @@ impl Device {
     /// Device memory free now: free on the device or idle in its pool.
     pub fn free_bytes(&self) -> Result<usize> {
         Ok(info(self.index)?.free_bytes)
+    }
+
+    /// Holds the device as one proof step does, at `rank` (0 first): other
+    /// proofs' steps wait until the guard is dropped. Fails when the step
+    /// holding it now has overrun `set_step_limit`'s limit (taken as hung).
+    pub fn hold(&self, rank: u8) -> Result<PriorityGuard<'_>> {
+        self.lock.lock(rank).with_context(|| format!("GPU {} ({})", self.index, self.name))
+    }
+
+    /// The thread of a step holding the device past the step limit, and
+    /// for how long: the device counts as hung until that step returns.
+    pub fn overrunning(&self) -> Option<(ThreadId, Duration)> {
+        self.lock.overrunning()
+    }
+}
+
+/// How long one step may hold a device before it counts as hung (`None`:
+/// without limit), for every device.
+pub fn set_step_limit(limit: Option<Duration>) {
+    for d in devices() {
+        d.lock.set_overrun_limit(limit);
     }
 }
 
@@ -102,7 +123,11 @@ pub fn devices() -> &'static [Device] {
     &DEVICES
 }
 
-/// The usable devices of index in `allowed` (`None`: all).
+/// The usable devices of index in `allowed` (`None`: all), those held by a
+/// hung step left out.
 pub fn devices_among(allowed: Option<&[usize]>) -> impl Iterator<Item = &'static Device> + '_ {
-    devices().iter().filter(move |d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
+    devices()
+        .iter()
+        .filter(move |d| allowed.is_none_or(|a| usize::try_from(d.index).is_ok_and(|i| a.contains(&i))))
+        .filter(|d| d.overrunning().is_none())
 }

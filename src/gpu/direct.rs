@@ -37,15 +37,15 @@ impl DevicePoints {
 
     /// As `msm_g1`, the way `how` says, and what the call found.
     pub fn msm_g1_with(&self, scalars: &[Fr], how: MsmHow) -> Result<(G1Projective, MsmSplit)> {
-        let _busy = self.device.lock.lock(0);
+        let _busy = self.device.hold(0)?;
         self.query.msm_g1(scalars, how)
     }
 
     /// As `msm_g1` over the first `n` of `scalars` (on the device), dense,
     /// in pieces of at most `piece` terms (as a proof's H MSM).
     pub fn msm_g1_in_pieces(&self, scalars: &DeviceScalars, n: usize, piece: usize) -> Result<G1Projective> {
-        let _busy = self.device.lock.lock(0);
-        self.query.msm_g1_device_in_pieces(scalars, n, piece, || ())
+        let _busy = self.device.hold(0)?;
+        self.query.msm_g1_device_in_pieces(scalars, n, piece, || Ok(()))
     }
 
     /// MSM over the first `scalars.len()` points of an upload_g2.
@@ -55,7 +55,7 @@ impl DevicePoints {
 
     /// As `msm_g2`, the way `how` says, and what the call found.
     pub fn msm_g2_with(&self, scalars: &[Fr], how: MsmHow) -> Result<(G2Projective, MsmSplit)> {
-        let _busy = self.device.lock.lock(0);
+        let _busy = self.device.hold(0)?;
         self.query.msm_g2(scalars, how)
     }
 
@@ -67,7 +67,7 @@ impl DevicePoints {
 /// The H coefficients on `device` with the vectors placed as `plan` says, as
 /// `groth16::cpu::h_coefficients` computes them.
 pub fn h_coefficients(device: &Device, a: &[Fr], b: &[Fr], c: &[Fr], plan: HPlan) -> Result<Vec<Fr>> {
-    let _busy = device.lock.lock(0);
+    let _busy = device.hold(0)?;
     match h_on_device(device, a, b, c, plan)? {
         Some(h) => h.to_host(),
         None => Ok(Vec::new()),

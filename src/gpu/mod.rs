@@ -13,7 +13,7 @@ mod scalars;
 mod step;
 mod sys;
 
-pub use devices::{devices, Device};
+pub use devices::{devices, set_step_limit, Device};
 pub use direct::{h_coefficients, DevicePoints};
 pub use h_poly::HPlan;
 pub use prover::GpuProver;

@@ -83,7 +83,7 @@ impl GpuProver {
         device.proofs.fetch_add(1, Ordering::Relaxed);
         // A new key is sized against the free memory under the device's
         // lock, so that no other proof's step holds working memory meanwhile.
-        let key = key_cached(device, pk).map_or_else(|| key_on(device, pk, budget, &device.lock.lock(rank)), Ok);
+        let key = key_cached(device, pk).map_or_else(|| key_on(device, pk, budget, &device.hold(rank)?), Ok);
         let held = (pk.h.len() < HOLD_WHOLE_PROOF_BELOW).then(|| Mutex::new(None));
         Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None), held }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
@@ -102,7 +102,7 @@ impl GpuProver {
     /// Puts the key's recorded matrices `m` on the device now, when they fit
     /// (see `matrices_on_device`).
     pub fn upload_matrices(&self, m: &Matrices) -> Result<()> {
-        let step = self.step();
+        let step = self.step()?;
         self.key.matrices(self.device, m, room(self.device, self.budget)?, &step)?;
         Ok(())
     }
@@ -119,17 +119,17 @@ impl GpuProver {
         self.kept_witness().is_some()
     }
 
-    /// The device for one step.
-    fn step(&self) -> Step<'_> {
+    /// The device for one step; an error when a hung step holds it.
+    fn step(&self) -> Result<Step<'_>> {
         let Some(held) = &self.held else {
-            return Step::Own(self.device.lock.lock(self.rank));
+            return Ok(Step::Own(self.device.hold(self.rank)?));
         };
         // Nothing panics while it is locked but the device's own wait.
         let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
         if held.is_none() {
-            *held = Some(self.device.lock.lock(self.rank));
+            *held = Some(self.device.hold(self.rank)?);
         }
-        Step::Held(held)
+        Ok(Step::Held(held))
     }
 
     /// The MSM over H's coefficients (dense) in pieces, a more urgent
@@ -170,7 +170,10 @@ impl GpuProver {
         if z.len() != inputs + scalars.aux.len() {
             return Some(Err(anyhow::anyhow!("the witness on the device is not the one of the proof's MSMs")));
         }
-        let _step = self.step();
+        let _step = match self.step() {
+            Ok(step) => step,
+            Err(e) => return Some(Err(e)),
+        };
         Some(on(m, z, inputs))
     }
 }
@@ -183,7 +186,7 @@ impl Drop for GpuProver {
 
 impl Backend for GpuProver {
     fn h_term(&self, a: &[Fr], b: &[Fr], c: &[Fr]) -> Result<HTerm> {
-        let mut step = self.step();
+        let mut step = self.step()?;
         let start = Instant::now();
         let domain = a.len().next_power_of_two();
         let Some(plan) = HPlan::fitting(room(self.device, self.budget)?, domain) else {
@@ -193,7 +196,7 @@ impl Backend for GpuProver {
             drop(step);
             let h = cpu::h_coefficients(a, b, c)?;
             let ntt = start.elapsed().as_secs_f64();
-            let _step = self.step();
+            let _step = self.step()?;
             let (term, _) = self.key.h.msm_g1(&h, MsmHow::PLAIN).context("GPU MSM H")?;
             return Ok(HTerm { term, abc: 0.0, copies: 0.0, ntt, msm: start.elapsed().as_secs_f64() - ntt });
         };
@@ -201,7 +204,7 @@ impl Backend for GpuProver {
             return Ok(HTerm { term: G1Projective::identity(), abc: 0.0, copies: 0.0, ntt: 0.0, msm: 0.0 });
         };
         let (on_device, copies) = (start.elapsed().as_secs_f64(), h.copy_seconds());
-        step.let_more_urgent_in();
+        step.let_more_urgent_in()?;
         let term = self.h_msm(h.scalars(), h.len(), &mut step)?;
         let msm = start.elapsed().as_secs_f64() - on_device;
         log::debug!("cuzk GPU {}: H copies {copies:.3} s, NTTs {:.3} s ({plan:?}), MSM {msm:.3} s", self.device.index, on_device - copies);
@@ -213,7 +216,7 @@ impl Backend for GpuProver {
     /// not fit, evaluated on the CPU and copied in as in `h_term`. The
     /// witness is uploaded without the device held.
     fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
-        let step = self.step();
+        let step = self.step()?;
         let start = Instant::now();
         let room_then = room(self.device, self.budget)?;
         let Some(on_device) = self.key.matrices(self.device, m, room_then, &step)? else {
@@ -240,7 +243,7 @@ impl Backend for GpuProver {
             drop(step);
             on_device.upload_witness(w, &mut z)?;
             let uploaded = start.elapsed().as_secs_f64();
-            (self.step(), uploaded)
+            (self.step()?, uploaded)
         };
         let resumed = Instant::now();
         // Sized now: other proofs' memory may have come or gone meanwhile.
@@ -251,7 +254,7 @@ impl Backend for GpuProver {
         *self.kept_witness() = Some(z);
         let transformed = resumed.elapsed().as_secs_f64();
         let (copies, abc) = (uploaded + h.copy_seconds(), h.abc_seconds());
-        step.let_more_urgent_in();
+        step.let_more_urgent_in()?;
         let msm_start = Instant::now();
         let term = self.h_msm(h.scalars(), h.len(), &mut step)?;
         let msm = msm_start.elapsed().as_secs_f64();
@@ -261,7 +264,7 @@ impl Backend for GpuProver {
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
-        let _step = self.step();
+        let _step = self.step()?;
         let k = &self.key;
         let q = match query {
             G1Query::L => &k.l,
@@ -272,7 +275,7 @@ impl Backend for GpuProver {
     }
 
     fn msm_b_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
-        let _step = self.step();
+        let _step = self.step()?;
         Ok(self.logged(format_args!("B (G2)"), self.key.b_g2.msm_g2(scalars, self.split(scalars.len())?).context("GPU MSM B (G2)")?))
     }
 

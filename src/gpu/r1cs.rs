@@ -71,7 +71,7 @@ pub struct DeviceAbc {
 impl DeviceMatrices {
     /// Uploads `m` (checked first: the kernels trust its indices).
     pub fn upload(device: &'static Device, m: &Matrices) -> Result<Self> {
-        Self::upload_held(device, m, &device.lock.lock(0))
+        Self::upload_held(device, m, &device.hold(0)?)
     }
 
     /// `upload`, the caller holding the device's lock (`_held`).
@@ -187,7 +187,7 @@ impl DeviceMatrices {
         let mut abc = [(); 3].map(|_| Vec::<Fr>::with_capacity(self.rows));
         let out = abc.each_mut().map(|v| v.as_mut_ptr());
         let mut kernel_ms = 0f32;
-        let _busy = self.device.lock.lock(0);
+        let _busy = self.device.hold(0)?;
         // SAFETY: `raw` is live; the witness slices are valid for their
         // lengths; each output has capacity for `rows` scalars, which the
         // call writes in full when it succeeds.

@@ -100,11 +100,11 @@ impl Query {
     /// and dense (Pippenger over every one), in pieces of at most `piece`
     /// terms; `between` runs between two pieces (where the prover lets a
     /// more urgent proof's step go first). The caller holds the device's lock.
-    pub fn msm_g1_device_in_pieces(&self, scalars: &DeviceScalars, n: usize, piece: usize, mut between: impl FnMut()) -> Result<G1Projective> {
+    pub fn msm_g1_device_in_pieces(&self, scalars: &DeviceScalars, n: usize, piece: usize, mut between: impl FnMut() -> Result<()>) -> Result<G1Projective> {
         let mut sum = G1Projective::identity();
         for from in (0..n).step_by(piece.max(1)) {
             if from > 0 {
-                between();
+                between()?;
             }
             sum += self.g1_terms(from, scalars, from, piece.min(n - from), MsmHow::PLAIN)?.0;
         }

@@ -21,6 +21,8 @@ pub struct EngineStatus {
     pub ready_partitions: usize,
     pub proving: usize,
     pub memory: MemoryStatus,
+    /// Workers abandoned by the watchdog whose thread is still stuck.
+    pub abandoned_workers: usize,
     pub jobs: Vec<JobStatus>,
     pub counters: Counters,
 }
@@ -56,6 +58,8 @@ pub struct Counters {
     pub jobs_cancelled: u64,
     pub partitions_synthesized: u64,
     pub partitions_proved: u64,
+    /// Syntheses and proofs that overran their time limit (their jobs failed).
+    pub workers_abandoned: u64,
     /// Summed over partitions: synthesis, time in the ready queue, proving
     /// (with verification).
     pub synthesis_seconds: f64,

@@ -15,7 +15,7 @@ use std::{
 use anyhow::Result;
 use blstrs::Scalar as Fr;
 
-use super::{in_flight::InFlight, snapshot::Counters};
+use super::{in_flight::InFlight, snapshot::Counters, watchdog::Busy};
 use crate::{
     circuit::{segment_pieces_on, Assignment},
     engine::{
@@ -118,6 +118,8 @@ pub(super) struct State {
     pub(super) workers: WorkerCounts,
     pub(super) counters: Counters,
     pub(super) timeline: Timeline,
+    /// What each worker is doing, for the watchdog.
+    pub(super) busy: Busy,
 }
 
 impl State {
@@ -137,6 +139,7 @@ impl State {
             workers: WorkerCounts::default(),
             counters: Counters::default(),
             timeline: Timeline::default(),
+            busy: Busy::default(),
         }
     }
 
@@ -540,6 +543,8 @@ mod tests {
             gpu_memory_budget: None,
             matrices_files: false,
             gpu_fallback: crate::engine::GpuFailure::RetryOnCpu,
+            gpu_step_timeout_seconds: 120,
+            worker_timeout_seconds: 3600,
         }
     }
 
@@ -638,5 +643,35 @@ mod tests {
         assert_eq!(st.take_synthesis().unwrap().key.job, window);
         assert!(st.take_synthesis().is_none(), "the budget is spent");
         assert_eq!(st.in_flight.bytes(), 3000);
+    }
+
+    /// A proof whose thread holds a hung GPU fails its job at the next look
+    /// and gives its prover place back; the worker's late return only
+    /// releases its bytes.
+    #[test]
+    fn a_proof_on_a_hung_gpu_is_abandoned_and_its_place_freed() {
+        use super::super::watchdog::{abandon_stuck, Doing};
+        use crate::engine::devices::HungStep;
+        let mut st = State::new(config(10, 0), false);
+        let low = add(&mut st, Priority::Low, 2);
+        all_ready(&mut st);
+        let (key, ready) = st.take_ready().unwrap();
+        assert!(st.take_ready().is_none(), "C2's one prover worker is busy");
+        st.busy.start(7, key, Doing::Proof);
+        assert!(!abandon_stuck(&mut st, &[]), "neither hung nor past the worker limit");
+        let other_thread = std::thread::spawn(|| std::thread::current().id()).join().unwrap();
+        assert!(!abandon_stuck(&mut st, &[HungStep { thread: other_thread, what: "GPU 0 elsewhere".into() }]));
+        let hung = [HungStep { thread: std::thread::current().id(), what: "GPU 0 (test) has been held by one proof step for 130 s".into() }];
+        st.workers.prover = 3;
+        assert!(abandon_stuck(&mut st, &hung));
+        assert_eq!((st.workers.prover, st.counters.workers_abandoned, st.busy.abandoned()), (2, 1, 1));
+        let Some(Err(e)) = &st.jobs[&low].outcome else { panic!("the job did not fail") };
+        let e = format!("{e:#}");
+        assert!(e.contains("proving partition 0") && e.contains("130 s") && e.contains("abandoned"), "{e}");
+        assert_eq!(st.proving.total(), 0, "its prover place is free");
+        assert_eq!(st.in_flight.bytes(), 2 * 1000 - 1000, "the other partition's ready bytes were dropped with the job");
+        assert!(!st.busy.end(7), "the worker learns on return that it was abandoned");
+        st.release(ready.bytes);
+        assert_eq!((st.in_flight.bytes(), st.busy.abandoned()), (0, 0));
     }
 }

@@ -5,7 +5,7 @@
 
 use std::{
     panic::{catch_unwind, AssertUnwindSafe},
-    sync::Arc,
+    sync::{Arc, MutexGuard},
     time::Instant,
 };
 
@@ -16,7 +16,8 @@ use rand::rngs::OsRng;
 
 use super::{
     lock,
-    state::{QueueKey, Ready, Taken},
+    state::{QueueKey, Ready, State, Taken},
+    watchdog::Doing,
     Shared,
 };
 use crate::{
@@ -35,7 +36,7 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> anyhow::Error {
     anyhow!(panic_message(payload.as_ref()))
 }
 
-pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
+pub(super) fn synthesis_worker(shared: &Arc<Shared>, worker: usize) {
     loop {
         let (key, work, bytes, shares, pk, (files, gpu_prover)) = {
             let mut st = lock(&shared.state);
@@ -45,6 +46,7 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
                 }
                 if let Some(Taken { key, work, bytes, shares }) = st.take_synthesis() {
                     st.record(shared.started, key, Stage::SynthesisStart, worker);
+                    st.busy.start(worker, key, Doing::Synthesis { shares });
                     let pk = st.jobs.get(&key.job).and_then(|j| j.key.clone());
                     let how = (st.config.matrices_files, !st.config.selected_gpus().is_empty());
                     break (key, work, bytes, shares, pk, how);
@@ -61,6 +63,10 @@ pub(super) fn synthesis_worker(shared: &Shared, worker: usize) {
         }))
         .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
+        if !st.busy.end(worker) {
+            abandoned_returns(shared, st, bytes);
+            return;
+        }
         let verified = st.jobs.get(&key.job).is_none_or(|j| j.verification == Verification::Required);
         let result = result.and_then(|cs| {
             ensure!(
@@ -106,7 +112,7 @@ struct ProverWork {
     gpu_fallback: GpuFailure,
 }
 
-pub(super) fn prover_worker(shared: &Shared, worker: usize) {
+pub(super) fn prover_worker(shared: &Arc<Shared>, worker: usize) {
     loop {
         let Some(work) = next_to_prove(shared, worker) else { return };
         let start = Instant::now();
@@ -117,6 +123,10 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         let outcome = catch_unwind(AssertUnwindSafe(|| prove_and_verify(gpu_fallback, on, &pk, verification, cs, public_inputs)))
             .unwrap_or_else(|p| Err(panic_error(p)));
         let mut st = lock(&shared.state);
+        if !st.busy.end(worker) {
+            abandoned_returns(shared, st, bytes);
+            return;
+        }
         st.proved(key, bytes);
         st.counters.proving_seconds += start.elapsed().as_secs_f64();
         let finished = match outcome {
@@ -138,6 +148,15 @@ pub(super) fn prover_worker(shared: &Shared, worker: usize) {
         // A partition the reserved workers left may be takeable now.
         shared.prover_cv.notify_all();
     }
+}
+
+/// An abandoned worker's call returned: its partition's `bytes` go back to
+/// the budget (its job already failed, its place is taken) and it leaves.
+fn abandoned_returns(shared: &Shared, mut st: MutexGuard<'_, State>, bytes: u64) {
+    st.release(bytes);
+    log::warn!("cuzk: an abandoned worker's call returned at last; its thread ends");
+    drop(st);
+    shared.synthesis_cv.notify_all();
 }
 
 /// `bytes` of the host budget for a step of a proof, until it is dropped.
@@ -168,6 +187,7 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
             let (verification, label) = (job.verification, job.label.clone());
             st.counters.ready_wait_seconds += ready.since.elapsed().as_secs_f64();
             st.record(shared.started, key, Stage::ProveStart, worker);
+            st.busy.start(worker, key, Doing::Proof);
             let (gpus, gpu_memory_budget, gpu_fallback) = (st.config.selected_gpus(), st.config.gpu_memory_budget, st.config.gpu_fallback);
             return Some(ProverWork { key, ready, pk, verification, label, gpus, gpu_memory_budget, gpu_fallback });
         }
