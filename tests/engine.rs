@@ -576,6 +576,89 @@ fn asynchronous_requests_wait_poll_cancel_and_release() {
 }
 
 #[test]
+fn a_request_is_one_engine_job_from_submission_to_collection() {
+    use std::sync::mpsc::channel;
+    let engine = cuzk::engine::global().unwrap();
+    let state_of = |id: JobId| engine.status().jobs.into_iter().find(|j| j.id == id).map(|j| j.state);
+    let winning = |start: u64| {
+        let circuit = chain(start, SMALL_LINKS);
+        let inputs = vec![vec![circuit.output()]];
+        (circuit, inputs)
+    };
+
+    // In its setup the request is already the engine's job, `Preparing`.
+    let (go, setup) = channel::<()>();
+    let (circuit, inputs) = winning(31);
+    let id = requests::submit(ProofKind::WinningPost, Priority::High, move |context| {
+        setup.recv()?;
+        Ok(proof_bytes(prove_circuits(context, ProofKind::WinningPost, &SMALL_KEY, vec![circuit], inputs, "one job")?))
+    })
+    .unwrap();
+    assert_eq!(state_of(id), Some(JobState::Preparing));
+    assert_eq!(requests::poll(id), Some(requests::RequestState::Running));
+    assert!(requests::status().iter().any(|r| r.id == id && r.state == JobState::Preparing));
+    go.send(()).unwrap();
+    let (waited, times) = requests::wait_timed(id, None);
+    let requests::Waited::Finished(Ok(bytes)) = waited else { panic!("no proof") };
+    assert_eq!(bytes.len(), 192);
+    let times = times.expect("a finished request's times");
+    assert!(times.setup > Duration::ZERO && times.proving > Duration::ZERO, "{times:?}");
+    assert_eq!(state_of(id), None, "collected, forgotten");
+
+    // Cancelled in its setup: it ends at once, and its call's proof never
+    // queues a partition.
+    let (go, setup) = channel::<()>();
+    let (told, call_saw) = channel::<bool>();
+    let (circuit, inputs) = winning(32);
+    let id = requests::submit(ProofKind::WinningPost, Priority::High, move |context| {
+        setup.recv()?;
+        let proved = prove_circuits(context, ProofKind::WinningPost, &SMALL_KEY, vec![circuit], inputs, "cancelled in setup");
+        told.send(proved.as_ref().is_err_and(is_cancelled))?;
+        Ok(proof_bytes(proved?))
+    })
+    .unwrap();
+    assert!(requests::cancel(id));
+    assert_eq!(state_of(id), Some(JobState::Cancelled));
+    go.send(()).unwrap();
+    assert!(call_saw.recv().unwrap(), "the call's proof was not refused as cancelled");
+    match requests::wait(id, Some(Duration::ZERO)) {
+        requests::Waited::Finished(r) => assert!(is_cancelled(&r.unwrap_err())),
+        _ => panic!("a cancelled request has its outcome at once"),
+    }
+    assert_eq!(engine.timeline().iter().filter(|e| e.job == id).count(), 0, "a partition of it ran");
+
+    // The C API reaches no other job: a blocking call's job, held in its
+    // synthesis here, is not a request to wait for, cancel or release.
+    let (go, held) = channel::<()>();
+    let mut blocking = job(Priority::Low, 1, 34);
+    blocking.partitions[0] = partition_after(34_000, LINKS, move || {
+        let _ = held.recv();
+    });
+    let blocking = engine.submit(blocking).unwrap();
+    assert!(requests::poll(blocking).is_none() && !requests::cancel(blocking) && !requests::release(blocking));
+    assert!(matches!(requests::wait(blocking, Some(Duration::ZERO)), requests::Waited::Unknown));
+    go.send(()).unwrap();
+    assert_eq!(finished(engine, blocking).unwrap().len(), 1);
+
+    // A partition that fails hands its error to the call, which ends the
+    // request with it (in its own words).
+    let circuit = chain(33, SMALL_LINKS);
+    let id = requests::submit(ProofKind::WinningPost, Priority::High, move |context| {
+        let wrong_inputs = vec![vec![Fr::from(12345u64)]];
+        let proved = prove_circuits(context, ProofKind::WinningPost, &SMALL_KEY, vec![circuit], wrong_inputs, "wrong inputs");
+        Ok(proof_bytes(proved.map_err(|e| e.context("the call's own words"))?))
+    })
+    .unwrap();
+    match requests::wait(id, None) {
+        requests::Waited::Finished(r) => {
+            let e = format!("{:#}", r.unwrap_err());
+            assert!(e.contains("the call's own words") && e.contains("differ from the public inputs"), "{e}");
+        }
+        _ => panic!("no outcome"),
+    }
+}
+
+#[test]
 fn a_request_runs_at_its_own_priority() {
     // Two requests of the same kind: the one submitted High is proved before the
     // Low one queued ahead of it.

@@ -1,7 +1,8 @@
 //! What the engine schedules: a job is one proof request's partitions, all
-//! proved under the same key, with a kind that gives its priority.
+//! proved under the same key, with a kind that gives its priority; a job of
+//! a proof call (an asynchronous request) also holds the call's output.
 
-use std::{fmt, sync::Arc};
+use std::{fmt, sync::Arc, time::Duration};
 
 use anyhow::Result;
 use blstrs::Scalar as Fr;
@@ -149,9 +150,15 @@ pub enum Verification {
 /// Where a job is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum JobState {
+    /// A proof call's job before it hands over its partitions: the call
+    /// decodes its inputs, loads the key, builds the circuits.
+    Preparing,
     /// No partition has started synthesis yet.
     Queued,
     Running,
+    /// A proof call's job after its partitions: the call assembles and
+    /// verifies its output.
+    Assembling,
     Done,
     Failed,
     Cancelled,
@@ -161,6 +168,22 @@ impl JobState {
     pub fn is_finished(self) -> bool {
         matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
     }
+}
+
+/// Where a finished proof call's time went.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RequestTimes {
+    /// From submission until its partitions were handed to the engine:
+    /// decoding the inputs, loading the proving key (or finding it
+    /// resident), building the circuits.
+    pub setup: Duration,
+    /// From then until the first partition's synthesis started.
+    pub queue_wait: Duration,
+    /// The partitions' syntheses, summed.
+    pub synthesis: Duration,
+    /// The partitions' proofs (on a GPU, or the CPU where none took them),
+    /// their verification included, summed.
+    pub proving: Duration,
 }
 
 /// The error of a cancelled job (find it with `anyhow::Error::downcast_ref`).

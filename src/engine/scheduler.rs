@@ -7,6 +7,7 @@
 //! overlaps proving of partition N, and more urgent work overtakes less urgent
 //! work at the next partition boundary.
 
+mod calls;
 mod in_flight;
 mod snapshot;
 mod state;
@@ -20,16 +21,19 @@ use std::{
 
 use anyhow::{anyhow, bail, ensure, Result};
 
-pub use self::snapshot::{Counters, EngineStatus, JobStatus, MemoryStatus};
+pub use self::{
+    calls::RequestStatus,
+    snapshot::{Counters, EngineStatus, JobStatus, MemoryStatus},
+};
 use self::{
-    state::State,
+    state::{Job, Output, State},
     watchdog::watchdog,
     workers::{prover_worker, synthesis_worker},
 };
 use super::{
     config::Config,
     job::{Cancelled, JobId, JobSpec, JobState},
-    timeline::{Event, Spans},
+    timeline::Event,
     wait,
 };
 use crate::groth16::{Proof, ProvingKey};
@@ -51,11 +55,11 @@ struct Shared {
     started: Instant,
 }
 
-/// What `Engine::wait` found.
-pub enum WaitOutcome {
-    /// The job's proofs in partition order (each verified), or why it failed.
-    /// The job is forgotten.
-    Finished(Result<Vec<Proof>>),
+/// What `Engine::wait` (or `wait_output`) found.
+pub enum WaitOutcome<T = Vec<Proof>> {
+    /// The job's proofs in partition order (each verified), or a proof
+    /// call's output, or why it failed. The job is forgotten.
+    Finished(Result<T>),
     /// Not finished within the timeout.
     Pending,
     /// No such job (never submitted, or already waited for).
@@ -172,50 +176,43 @@ impl Engine {
 
     /// Queues `spec`'s partitions; the proofs come from `wait`.
     pub fn submit(&self, spec: JobSpec) -> Result<JobId> {
-        self.queue(None, spec)
-    }
-
-    /// An id for a job submitted later with `submit_as` (an asynchronous
-    /// request takes its id before its inputs are parsed), unique among
-    /// this engine's jobs.
-    pub fn reserve(&self) -> JobId {
-        lock(&self.shared.state).new_id()
-    }
-
-    /// As `submit`, under `id` from `reserve`, which no job holds now.
-    pub fn submit_as(&self, id: JobId, spec: JobSpec) -> Result<JobId> {
-        self.queue(Some(id), spec)
-    }
-
-    fn queue(&self, id: Option<JobId>, spec: JobSpec) -> Result<JobId> {
         ensure!(!spec.partitions.is_empty(), "{}: no partitions to prove", spec.label);
         // Prepared here, once per key, not on a prover worker.
         spec.key.prepared_vk();
-        let mut st = lock(&self.shared.state);
-        if st.shutdown {
-            bail!("the engine is shut down");
-        }
-        let id = match id {
-            Some(id) => {
-                ensure!(st.is_free(id), "job id {} was not reserved or is taken", id.0);
-                id
-            }
-            None => st.new_id(),
-        };
-        st.add_job(id, spec);
+        let mut st = self.open()?;
+        let id = st.add_job(spec);
         drop(st);
         self.shared.synthesis_cv.notify_all();
         Ok(id)
     }
 
+    /// The state, if the engine takes new jobs.
+    fn open(&self) -> Result<MutexGuard<'_, State>> {
+        let st = lock(&self.shared.state);
+        if st.shutdown {
+            bail!("the engine is shut down");
+        }
+        Ok(st)
+    }
+
     /// Waits up to `timeout` (`None`: without limit) for job `id` to finish.
     pub fn wait(&self, id: JobId, timeout: Option<Duration>) -> WaitOutcome {
+        self.collect(id, timeout, |job| match job.outcome.take().expect("finished") {
+            Ok(Output::Proofs(proofs)) => Ok(proofs),
+            Ok(Output::Bytes(_)) => Err(anyhow!("job {} is a proof call's: its output is bytes", id.0)),
+            Err(e) => Err(e),
+        })
+    }
+
+    /// Waits up to `timeout` for job `id` to finish; a finished job is
+    /// removed and handed to `take`.
+    fn collect<T>(&self, id: JobId, timeout: Option<Duration>, mut take: impl FnMut(&mut Job) -> Result<T>) -> WaitOutcome<T> {
         let st = lock(&self.shared.state);
         let found = wait::until(&self.shared.done_cv, st, timeout, |st| match st.jobs.get(&id) {
             None => Some(WaitOutcome::Unknown),
             Some(job) if job.outcome.is_some() => {
                 let mut job = st.jobs.remove(&id).expect("present");
-                Some(WaitOutcome::Finished(job.outcome.take().expect("checked")))
+                Some(WaitOutcome::Finished(take(&mut job)))
             }
             Some(_) => None,
         });
@@ -243,12 +240,6 @@ impl Engine {
     /// Every partition's synthesis and proof, start and end, oldest first.
     pub fn timeline(&self) -> Vec<Event> {
         lock(&self.shared.state).timeline.events()
-    }
-
-    /// Where the partitions of `jobs` spent their time, and when the engine
-    /// started (the origin of `Spans::first_synthesis`).
-    pub fn spans_of(&self, jobs: &[JobId]) -> (Spans, Instant) {
-        (Spans::of(&lock(&self.shared.state).timeline.events_of(jobs)), self.shared.started)
     }
 
     pub fn status(&self) -> EngineStatus {

@@ -66,3 +66,14 @@ pub struct Counters {
     pub ready_wait_seconds: f64,
     pub proving_seconds: f64,
 }
+
+impl Counters {
+    /// A job ended as `state` (Done, Failed or Cancelled).
+    pub(super) fn count_end(&mut self, state: JobState) {
+        match state {
+            JobState::Done => self.jobs_done += 1,
+            JobState::Cancelled => self.jobs_cancelled += 1,
+            _ => self.jobs_failed += 1,
+        }
+    }
+}

@@ -15,7 +15,7 @@ use std::{
 use anyhow::Result;
 use blstrs::Scalar as Fr;
 
-use super::{in_flight::InFlight, snapshot::Counters, watchdog::Busy};
+use super::{calls::Call, in_flight::InFlight, snapshot::Counters, watchdog::Busy};
 use crate::{
     circuit::{segment_pieces_on, Assignment},
     engine::{
@@ -81,15 +81,48 @@ pub(super) struct Job {
     pub(super) proofs: Vec<Option<Proof>>,
     remaining: usize,
     pub(super) state: JobState,
-    pub(super) outcome: Option<Result<Vec<Proof>>>,
+    pub(super) outcome: Option<Result<Output>>,
     pub(super) submitted: Instant,
+    /// A proof call's part (`None`: a job of partitions alone).
+    pub(super) call: Option<Call>,
+}
+
+/// What a finished job gives its waiter.
+pub(super) enum Output {
+    /// A job of partitions: their proofs in order.
+    Proofs(Vec<Proof>),
+    /// A proof call's output bytes.
+    Bytes(Vec<u8>),
 }
 
 impl Job {
-    fn finish(&mut self, state: JobState, outcome: Result<Vec<Proof>>) {
+    pub(super) fn new(kind: ProofKind, priority: Priority, label: String, call: Option<Call>) -> Self {
+        Job {
+            kind,
+            priority,
+            label,
+            key: None,
+            verification: Verification::Required,
+            shares: synthesis_shares(kind, bulk_pool::threads()),
+            proofs: Vec::new(),
+            remaining: 0,
+            state: if call.is_some() { JobState::Preparing } else { JobState::Queued },
+            outcome: None,
+            submitted: Instant::now(),
+            call,
+        }
+    }
+
+    pub(super) fn finish(&mut self, state: JobState, outcome: Result<Output>) {
         self.state = state;
         self.outcome = Some(outcome);
         self.key = None;
+    }
+
+    /// Whether its partitions are being synthesized and proved: a partition
+    /// of a job that is not takes no further step.
+    fn accepting(&self) -> bool {
+        matches!(self.state, JobState::Queued | JobState::Running)
     }
 }
 
@@ -143,45 +176,51 @@ impl State {
         }
     }
 
-    /// Queues `spec`'s partitions under the next job id.
     /// A job id never handed out before.
-    pub(super) fn new_id(&mut self) -> JobId {
+    fn new_id(&mut self) -> JobId {
         let id = JobId(self.next_job);
         self.next_job += 1;
         id
     }
 
-    /// Whether `id` came from `new_id` and names no job now.
-    pub(super) fn is_free(&self, id: JobId) -> bool {
-        id.0 < self.next_job && !self.jobs.contains_key(&id)
+    /// Adds `job` under a new id.
+    pub(super) fn add(&mut self, job: Job) -> JobId {
+        let id = self.new_id();
+        self.jobs.insert(id, job);
+        self.counters.jobs_submitted += 1;
+        id
     }
 
-    pub(super) fn add_job(&mut self, id: JobId, spec: JobSpec) {
+    /// Adds the job of `spec`'s partitions under a new id.
+    pub(super) fn add_job(&mut self, spec: JobSpec) -> JobId {
+        let id = self.add(Job::new(spec.kind, spec.priority, String::new(), None));
+        self.queue_partitions(id, spec);
+        id
+    }
+
+    /// Queues `spec`'s partitions as those of job `id`, at the job's
+    /// priority.
+    pub(super) fn queue_partitions(&mut self, id: JobId, spec: JobSpec) {
+        let job = self.jobs.get_mut(&id).expect("queued for a known job");
         let count = spec.partitions.len();
         for (partition, work) in spec.partitions.into_iter().enumerate() {
-            self.pending.insert(QueueKey { priority: spec.priority, job: id, partition }, work);
+            self.pending.insert(QueueKey { priority: job.priority, job: id, partition }, work);
         }
-        self.jobs.insert(
-            id,
-            Job {
-                kind: spec.kind,
-                priority: spec.priority,
-                label: spec.label,
-                key: Some(spec.key),
-                verification: spec.verification,
-                shares: synthesis_shares(spec.kind, bulk_pool::threads()),
-                proofs: (0..count).map(|_| None).collect(),
-                remaining: count,
-                state: JobState::Queued,
-                outcome: None,
-                submitted: Instant::now(),
-            },
-        );
-        self.counters.jobs_submitted += 1;
+        job.label = spec.label;
+        job.key = Some(spec.key);
+        job.verification = spec.verification;
+        job.proofs = (0..count).map(|_| None).collect();
+        job.remaining = count;
+        job.state = JobState::Queued;
     }
 
     pub(super) fn live(&self, id: JobId) -> Option<&Job> {
         self.jobs.get(&id).filter(|j| !j.state.is_finished())
+    }
+
+    /// Job `id` if its partitions are being synthesized and proved.
+    pub(super) fn accepting(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id).filter(|j| j.accepting())
     }
 
     /// Bytes of the distinct proving keys in memory: the SRS cache's and those
@@ -311,8 +350,10 @@ impl State {
         self.in_flight.release(bytes);
     }
 
-    /// Ends job `id` with `error` unless it is already finished; its queued
-    /// and ready partitions are dropped.
+    /// Ends job `id` with `error` unless it is already finished (`state`
+    /// Failed or Cancelled); its queued and ready partitions are dropped. A
+    /// proof call's job that fails is handed the error, and ends with what
+    /// the call makes of it; cancelled, it ends at once. True if it changed.
     pub(super) fn finish_with_error(&mut self, id: JobId, state: JobState, error: anyhow::Error) -> bool {
         if self.live(id).is_none() {
             return false;
@@ -323,25 +364,35 @@ impl State {
             let r = self.ready.remove(&k).expect("present");
             self.release(r.bytes);
         }
-        self.jobs.get_mut(&id).expect("live").finish(state, Err(error));
-        match state {
-            JobState::Cancelled => self.counters.jobs_cancelled += 1,
-            _ => self.counters.jobs_failed += 1,
+        let job = self.jobs.get_mut(&id).expect("live");
+        if let (Some(call), JobState::Failed) = (&mut job.call, state) {
+            call.proved = Some(Err(error));
+            job.state = JobState::Assembling;
+            job.key = None;
+            return true;
         }
+        job.finish(state, Err(error));
+        self.counters.count_end(state);
         true
     }
 
     /// Stores a verified partition proof; true when it completed its job.
     pub(super) fn complete_partition(&mut self, key: QueueKey, proof: Proof) -> bool {
-        let Some(job) = self.jobs.get_mut(&key.job).filter(|j| !j.state.is_finished()) else { return false };
+        let Some(job) = self.jobs.get_mut(&key.job).filter(|j| j.accepting()) else { return false };
         job.proofs[key.partition] = Some(proof);
         job.remaining -= 1;
         if job.remaining > 0 {
             return false;
         }
         let proofs = job.proofs.iter_mut().map(|p| p.take().expect("every partition proved")).collect();
-        job.finish(JobState::Done, Ok(proofs));
-        self.counters.jobs_done += 1;
+        if let Some(call) = &mut job.call {
+            call.proved = Some(Ok(proofs));
+            job.state = JobState::Assembling;
+            job.key = None;
+            return true;
+        }
+        job.finish(JobState::Done, Ok(Output::Proofs(proofs)));
+        self.counters.count_end(JobState::Done);
         true
     }
 
@@ -485,9 +536,7 @@ mod tests {
             verification: Verification::Required,
         };
         st.in_flight.estimate = |_, _| 1000;
-        let id = st.new_id();
-        st.add_job(id, spec);
-        id
+        st.add_job(spec)
     }
 
     /// Moves a taken partition from synthesis to the ready queue, as a worker does.

@@ -78,7 +78,7 @@ pub(super) fn synthesis_worker(shared: &Arc<Shared>, worker: usize) {
         st.synthesized(key, shares);
         st.counters.synthesis_seconds += start.elapsed().as_secs_f64();
         match result {
-            Ok(cs) if st.live(key.job).is_some() => {
+            Ok(cs) if st.accepting(key.job).is_some() => {
                 st.counters.partitions_synthesized += 1;
                 st.record(shared.started, key, Stage::SynthesisEnd, worker);
                 st.ready.insert(key, Ready { cs, public_inputs, bytes, shares, since: Instant::now() });
@@ -179,7 +179,7 @@ fn next_to_prove(shared: &Shared, worker: usize) -> Option<ProverWork> {
         if let Some((key, ready)) = st.take_ready() {
             // A ready slot is free: another synthesis may start.
             shared.synthesis_cv.notify_all();
-            let Some(job) = st.live(key.job) else {
+            let Some(job) = st.accepting(key.job) else {
                 st.proved(key, ready.bytes);
                 continue;
             };
