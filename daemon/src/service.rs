@@ -12,7 +12,7 @@ use std::{
 use anyhow::{anyhow, Context, Result};
 use cuzk::{
     api::{keys::KeyOf, params::POST_PROOFS, porep::SEAL_PROOFS, snap::UPDATE_PROOFS},
-    engine::{self, devices, srs_cache, JobState},
+    engine::{self, devices, srs_cache},
 };
 use tonic::{Request, Response, Status};
 
@@ -197,7 +197,7 @@ impl ProvingEngine for Service {
         let engine = engine::global().map_err(|e| Status::internal(format!("{e:#}")))?.status();
         let mut queues: Vec<QueueStatus> = Vec::new();
         for (kind, unfinished) in self.jobs.unfinished() {
-            let running = engine.jobs.iter().filter(|j| kind_name(j.kind) == kind && j.state == JobState::Running).count() as u32;
+            let running = engine.jobs.iter().filter(|j| kind_name(j.kind) == kind && j.state.is_under_way()).count() as u32;
             let in_progress = running.min(unfinished);
             queues.push(QueueStatus { proof_kind: kind.into(), pending: unfinished - in_progress, in_progress });
         }

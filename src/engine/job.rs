@@ -168,6 +168,12 @@ impl JobState {
     pub fn is_finished(self) -> bool {
         matches!(self, JobState::Done | JobState::Failed | JobState::Cancelled)
     }
+
+    /// Whether work on it is under way: a partition started, or its proof
+    /// call preparing or assembling (not waiting in the queue, not finished).
+    pub fn is_under_way(self) -> bool {
+        matches!(self, JobState::Preparing | JobState::Running | JobState::Assembling)
+    }
 }
 
 /// Where a finished proof call's time went.
