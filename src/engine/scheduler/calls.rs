@@ -63,16 +63,10 @@ impl Engine {
         }
     }
 
-    /// Whether job `id` is a proof call's: the C API reaches no other job
-    /// (a blocking call's job is its caller's alone).
-    fn is_call(&self, id: JobId) -> bool {
-        lock(&self.shared.state).jobs.get(&id).is_some_and(|j| j.call.is_some())
-    }
-
     /// Waits up to `timeout` (`None`: without limit) for call `id` to end:
     /// its output bytes or error, and where its time went.
     pub fn wait_output(&self, id: JobId, timeout: Option<Duration>) -> (WaitOutcome<Vec<u8>>, Option<RequestTimes>) {
-        if !self.is_call(id) {
+        if lock(&self.shared.state).call_job(id).is_none() {
             return (WaitOutcome::Unknown, None);
         }
         let mut times = None;
@@ -89,12 +83,12 @@ impl Engine {
 
     /// Where call `id` is; `None` if unknown.
     pub fn poll_call(&self, id: JobId) -> Option<JobState> {
-        lock(&self.shared.state).jobs.get(&id).filter(|j| j.call.is_some()).map(|j| j.state)
+        lock(&self.shared.state).call_job(id).map(|j| j.state)
     }
 
     /// Cancels call `id` (see `cancel`); false if unknown or finished.
     pub fn cancel_call(&self, id: JobId) -> bool {
-        self.is_call(id) && self.cancel(id)
+        lock(&self.shared.state).call_job(id).is_some() && self.cancel(id)
     }
 
     /// Forgets call `id` without waiting, cancelling it if it runs; false
@@ -102,7 +96,7 @@ impl Engine {
     pub fn release_call(&self, id: JobId) -> bool {
         self.cancel_call(id);
         let mut st = lock(&self.shared.state);
-        st.jobs.get(&id).is_some_and(|j| j.call.is_some()) && st.jobs.remove(&id).is_some()
+        st.call_job(id).is_some() && st.jobs.remove(&id).is_some()
     }
 
     /// The proof calls' jobs, oldest first.
@@ -143,6 +137,12 @@ pub(super) enum Partitions {
 }
 
 impl State {
+    /// Job `id` if it is a proof call's: the C API reaches no other job (a
+    /// blocking call's job is its caller's alone).
+    fn call_job(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id).filter(|j| j.call.is_some())
+    }
+
     /// A new proof call's job, `Preparing`.
     pub(super) fn open_call(&mut self, kind: ProofKind, priority: Priority) -> JobId {
         self.add(Job::new(kind, priority, format!("{kind:?} request"), Some(Call::default())))
