@@ -117,6 +117,10 @@ impl PriorityLock {
         }
         q.waiting.remove(&me);
         q.holder = Some((thread::current().id(), Instant::now()));
+        drop(q);
+        // Waiters that saw the lock free wait without a deadline: they time
+        // this new hold from now on.
+        self.released.notify_all();
         Ok(())
     }
 
@@ -137,6 +141,12 @@ impl PriorityLock {
 }
 
 impl PriorityGuard<'_> {
+    /// Whether the guard holds the lock: not after `let_more_urgent_in`
+    /// failed to take it back.
+    pub fn holds(&self) -> bool {
+        self.held
+    }
+
     /// When a more urgent waiter is queued, lets it (and whoever comes
     /// before this guard's rank then) have the lock first, and holds it
     /// again after; otherwise keeps it. A long step calls this between its
@@ -272,6 +282,38 @@ mod tests {
         thread::sleep(Duration::from_millis(250));
         assert!(lock.overrunning().is_none(), "no limit, no overrun");
         drop(held);
+    }
+
+    /// A guard that lets a more urgent waiter in, whose hold then overruns
+    /// the limit, fails to take the lock back: it holds nothing after, and
+    /// its drop leaves the urgent holder's hold alone.
+    #[test]
+    fn a_guard_that_cannot_take_the_lock_back_holds_nothing() {
+        let lock = Arc::new(PriorityLock::default());
+        let mut held = lock.lock(1).unwrap();
+        let (waiter, has_lock) = (lock.clone(), Arc::new(Mutex::new(false)));
+        let urgent = {
+            let has_lock = has_lock.clone();
+            thread::spawn(move || {
+                let _g = waiter.lock(0).unwrap();
+                *has_lock.lock().unwrap() = true;
+                thread::sleep(Duration::from_millis(600));
+            })
+        };
+        while lock.queue().waiting.is_empty() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        lock.set_overrun_limit(Some(Duration::from_millis(300)));
+        let e = held.let_more_urgent_in().unwrap_err().to_string();
+        assert!(e.contains("taken as hung"), "{e}");
+        assert!(*has_lock.lock().unwrap(), "the urgent waiter took the lock");
+        assert!(!held.holds());
+        drop(held);
+        assert!(lock.queue().holder.is_some(), "the urgent hold goes on");
+        urgent.join().unwrap();
+        assert!(lock.queue().holder.is_none());
+        lock.set_overrun_limit(None);
+        assert!(lock.lock(1).unwrap().holds());
     }
 
     #[test]

@@ -126,7 +126,9 @@ impl GpuProver {
         };
         // Nothing panics while it is locked but the device's own wait.
         let mut held = held.lock().unwrap_or_else(|e| e.into_inner());
-        if held.is_none() {
+        // A kept guard may have lost the device to a more urgent proof whose
+        // step then hung: taken again, not reused.
+        if !held.as_ref().is_some_and(PriorityGuard::holds) {
             *held = Some(self.device.hold(self.rank)?);
         }
         Ok(Step::Held(held))
