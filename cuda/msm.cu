@@ -19,3 +19,16 @@ typedef srs_query_t<g2_bucket_t, g2_point_t, g2_bucket_t::affine_t, fr_t> g2_que
 
 CUZK_SRS_QUERY_FFI(g1, g1_query_t)
 CUZK_SRS_QUERY_FFI(g2, g2_query_t)
+
+// Window sums of a G1 MSM over scalars on the device (window_msm.cuh):
+// `out` takes `count` points.
+extern "C" RustError cuzk_gpu_g1_msm_windows(g1_query_t* query, size_t from, const fr_t* d_scalars,
+                                            size_t n, uint32_t c, uint32_t first, uint32_t count,
+                                            size_t room, void* out)
+{
+    RustError err{cudaSuccess};
+    RustError caught = guarded("windowed MSM", [&] {
+        err = query->window_sums((g1_query_t::point*)out, from, d_scalars, n, c, first, count, room);
+    });
+    return caught.code != cudaSuccess ? caught : err;
+}

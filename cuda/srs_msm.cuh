@@ -19,6 +19,7 @@
 #undef sort
 #include "error.cuh"
 #include "split_msm.cuh"
+#include "window_msm.cuh"
 
 template<class bucket_t, class point_t, class affine_t, class scalar_t>
 class srs_query_t {
@@ -207,6 +208,21 @@ public:
         if (did.other != 0)
             return add_others(out, points, d_scalars, d_others.ptr, did.other, room);
         return RustError{cudaSuccess};
+    }
+
+    // The sums of windows first..first + count - 1 of c bits of the MSM over
+    // d_scalars[i] and points[from + i], i < n (see window_msm.cuh), in at
+    // most `room` bytes of device memory. Resident points only.
+    RustError window_sums(point_t out[], size_t from, const scalar_t* d_scalars, size_t n,
+                          uint32_t c, uint32_t first, uint32_t count, size_t room)
+    {
+        if (host_points)
+            return RustError{cudaErrorInvalidValue, "windowed MSM: the points are not on the device"};
+        if (from > npoints || n > npoints - from)
+            return RustError{cudaErrorInvalidValue, "MSM: more scalars than points"};
+        gpu.select();
+        return window_msm::window_sums<bucket_t>(gpu, out, d_points.ptr + from, d_scalars, n, c,
+                                                 first, count, room);
     }
 };
 

@@ -1,6 +1,7 @@
 //! The GPU backend computes what the CPU computes: MSMs in G1 and G2 (zero
 //! scalars, points at infinity, sizes that are not powers of two; split by
-//! scalar or not, for every mix of zeros, units and other values), the H
+//! scalar or not, for every mix of zeros, units and other values; H's
+//! windowed Pippenger for every window width), the H
 //! polynomial through NTTs, a, b and c from a circuit's recorded matrices,
 //! and — for fixed r and s — the same proof bytes, on synthetic circuits and
 //! on the real 2 KiB PoRep, WinningPoSt, WindowPoSt and SnapDeals circuits,
@@ -199,6 +200,46 @@ fn a_split_msm_beyond_its_room_runs_in_chunks_with_the_same_sum() {
     let (gpu, did) = on_device.msm_g1_with(&s, MsmHow { mode: SplitMode::Always, room: 0 }).unwrap();
     assert_eq!((gpu, did.split), (cpu, 1));
     assert_eq!(on_device.msm_g1(&s).unwrap(), cpu, "the default way");
+}
+
+/// The windowed Pippenger (H's MSM) equals the CPU's MSM for windows of
+/// 10 to 26 bits (10: 26 windows in 9 calls), every mix of scalars, all
+/// scalars equal (one bucket's run spans every thread's share) and sizes
+/// around a share; in too little room for all terms at once it runs in
+/// chunks, and in none it says how much it needs.
+#[test]
+fn windowed_msms_equal_the_cpus_for_every_window_and_mix_of_scalars() {
+    let _gpu = exclusive();
+    let max = 300_001;
+    let points = g1_points(max, 14);
+    let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
+    let room = device().free_bytes().unwrap();
+    let equal = vec![Fr::random(ChaCha8Rng::seed_from_u64(15)); max];
+    let mixes = MIXES.into_iter().map(|(what, kinds)| (what, synthetic_srs::scalars_of_kinds(max, 60, kinds)));
+    for (what, all) in mixes.chain([("all equal", equal)]) {
+        let on_device_scalars = DeviceScalars::upload(device(), &all).unwrap();
+        for n in [0usize, 1, 31, 33, 1000, 65_537, max] {
+            let cpu = msm::msm_g1(&points[..n], &all[..n]);
+            for bits in [10, 16, 22, 26] {
+                let gpu = on_device.msm_g1_windowed(&on_device_scalars, n, bits, room).unwrap();
+                assert_eq!(gpu, cpu, "windowed G1 MSM, {what}, {n} scalars, windows of {bits} bits");
+            }
+        }
+    }
+    let on_device_scalars = DeviceScalars::upload(device(), &scalars(max, 16)).unwrap();
+    assert!(on_device.msm_g1_windowed(&on_device_scalars, max, 9, room).is_err(), "windows of 9 bits are refused");
+    assert!(on_device.msm_g1_windowed(&on_device_scalars, max + 1, 16, room).is_err(), "beyond the scalars must be an error");
+
+    // All terms at once need ~66 MB here (the run parts alone ~20 MB).
+    let n = (1 << 21) + 5;
+    let points = g1_points(n, 17);
+    let s = scalars(n, 18);
+    let on_device = DevicePoints::upload_g1(device(), &points).unwrap();
+    let on_device_scalars = DeviceScalars::upload(device(), &s).unwrap();
+    let cpu = msm::msm_g1(&points, &s);
+    assert_eq!(on_device.msm_g1_windowed(&on_device_scalars, n, 16, 48 << 20).unwrap(), cpu, "in chunks");
+    let e = on_device.msm_g1_windowed(&on_device_scalars, n, 16, 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("MiB of device memory needed"), "{e}");
 }
 
 #[test]

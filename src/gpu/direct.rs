@@ -48,6 +48,13 @@ impl DevicePoints {
         self.query.msm_g1_device_in_pieces(scalars, n, piece, || Ok(()))
     }
 
+    /// As `msm_g1_in_pieces`, by the windowed Pippenger (windows of `bits`
+    /// bits) in at most `room` bytes of device memory.
+    pub fn msm_g1_windowed(&self, scalars: &DeviceScalars, n: usize, bits: u32, room: usize) -> Result<G1Projective> {
+        let _busy = self.device.hold(0)?;
+        self.query.msm_g1_device_windowed(scalars, n, bits, room, || Ok(()))
+    }
+
     /// MSM over the first `scalars.len()` points of an upload_g2.
     pub fn msm_g2(&self, scalars: &[Fr]) -> Result<G2Projective> {
         Ok(self.msm_g2_with(scalars, self.auto(scalars.len())?)?.0)

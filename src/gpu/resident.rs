@@ -76,6 +76,27 @@ impl MsmHow {
     }
 }
 
+/// The Pippenger of cuda/window_msm.cuh: window sums of an MSM, combined on
+/// the host.
+pub struct WindowedMsm;
+
+impl WindowedMsm {
+    /// Windows computed per call: a more urgent proof waits for at most
+    /// that many.
+    pub const WINDOWS_PER_CALL: usize = 3;
+
+    /// Windows of `bits` bits a 255-bit scalar takes (cuda/ takes 10..=26).
+    pub fn windows(bits: u32) -> Result<u32> {
+        anyhow::ensure!((10..=26).contains(&bits), "windows of {bits} bits: 10 to 26 are supported");
+        Ok(256u32.div_ceil(bits))
+    }
+
+    /// The sum of `2^(bits * j) * sums[j]`.
+    fn combine(sums: &[G1Projective], bits: u32) -> G1Projective {
+        sums.iter().rev().fold(G1Projective::identity(), |acc, w| (0..bits).fold(acc, |a, _| a.double()) + w)
+    }
+}
+
 impl Query {
     /// `sum(scalars[i] * points[i])` over the first `scalars.len()` points,
     /// and what the call found among the scalars. The caller holds the
@@ -109,6 +130,28 @@ impl Query {
             sum += self.g1_terms(from, scalars, from, piece.min(n - from), MsmHow::PLAIN)?.0;
         }
         Ok(sum)
+    }
+
+    /// As `msm_g1_device_in_pieces`, by cuda/window_msm.cuh's Pippenger with
+    /// windows of `bits` bits, in at most `room` bytes of device memory; a
+    /// piece is `WINDOWS_PER_CALL` windows.
+    pub fn msm_g1_device_windowed(&self, scalars: &DeviceScalars, n: usize, bits: u32, room: usize, mut between: impl FnMut() -> Result<()>) -> Result<G1Projective> {
+        let on_device = scalars.range(0, n)?;
+        let windows = WindowedMsm::windows(bits)?;
+        let mut sums = vec![G1Projective::identity(); windows as usize];
+        for (i, piece) in sums.chunks_mut(WindowedMsm::WINDOWS_PER_CALL).enumerate() {
+            if i > 0 {
+                between()?;
+            }
+            let first = (i * WindowedMsm::WINDOWS_PER_CALL) as u32;
+            // SAFETY: `raw` is a G1 query used under the device lock;
+            // `on_device` holds `n` scalars on this device; `piece` is
+            // writable for its length, blst_p1 being the layout of
+            // G1Projective and of sppark's jacobian_t<fp_t>; cuda/ checks
+            // that the query has `n` points and `bits` makes those windows.
+            check(unsafe { sys::cuzk_gpu_g1_msm_windows(self.raw, 0, on_device, n, bits, first, piece.len() as u32, room, piece.as_mut_ptr().cast()) })?;
+        }
+        Ok(WindowedMsm::combine(&sums, bits))
     }
 
     /// `sum(scalars[from + i] * points[points_from + i])` for `i < n`.

@@ -99,6 +99,17 @@ extern "C" {
         did: *mut MsmSplit,
         out: *mut blst_p1,
     ) -> sppark::Error;
+    pub fn cuzk_gpu_g1_msm_windows(
+        query: RawQuery,
+        from: usize,
+        d_scalars: *const Fr,
+        n: usize,
+        window_bits: u32,
+        first: u32,
+        count: u32,
+        room: usize,
+        out: *mut blst_p1,
+    ) -> sppark::Error;
     pub fn cuzk_gpu_g1_query_free(query: RawQuery);
     pub fn cuzk_gpu_g2_query_new(
         device: c_int,

@@ -1,8 +1,7 @@
 //! The CUDA backend on its own and against cuzk's CPU path, on the same inputs:
 //! MSM G1 (2^20..2^27) and G2 (2^20..2^26) over device-resident points (random
 //! scalars, and witness-like ones with Pippenger over all against the split
-//! by scalar), H's MSM at the largest G1 size whole and in a proof's pieces,
-//! the H polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
+//! by scalar; H's MSM is `cuzk bench h-msm`), the H polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
 //! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
 //! circuits. Prints one JSON object. Needs a CUDA device.
 //!
@@ -18,7 +17,7 @@ use anyhow::{ensure, Context, Result};
 use blstrs::Scalar as Fr;
 use cuzk::{
     circuit::{synthesize, MulChain},
-    gpu::{self, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
+    gpu::{self, DevicePoints, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode},
     groth16::{cpu, msm, prove, prove_with, synthetic_srs},
 };
 use ff::Field;
@@ -27,23 +26,11 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{env_or, median};
+use super::{env_or, h_msm::time};
 
 /// The scalars of a 32 GiB PoRep partition's L MSM (its aux assignment), per
 /// mille zero, one and minus one, as `cuzk bench pieces` measures them.
 const DEFAULT_MIX: &str = "514,473,0";
-
-/// One warm-up, then the median of `runs` timings of `f`, in seconds.
-fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
-    let mut out = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f()?;
-        times.push(t.elapsed().as_secs_f64());
-    }
-    Ok((median(&times).context("no timed run")?, out))
-}
 
 fn scalars(n: usize, seed: u64) -> Vec<Fr> {
     (0..n).into_par_iter().map(|i| Fr::random(ChaCha8Rng::seed_from_u64(seed ^ ((i as u64) << 8)))).collect()
@@ -103,25 +90,6 @@ fn msm_rows<A, P: PartialEq>(
     Ok(rows)
 }
 
-/// H's MSM (dense scalars on the device) over all of `points` at once
-/// against the pieces a proof runs it in, so that a more urgent proof can go
-/// between them: what the pieces cost.
-fn h_msm_in_pieces(device: &'static gpu::Device, points: &[blstrs::G1Affine], runs: usize) -> Result<Value> {
-    let n = points.len();
-    let on_device = DevicePoints::upload_g1(device, points)?;
-    let scalars = DeviceScalars::upload(device, &scalars(n, 8))?;
-    let (whole_s, whole) = time(runs, || on_device.msm_g1_in_pieces(&scalars, n, n))?;
-    let mut r = row("msm_g1_h_in_pieces", n.trailing_zeros(), whole_s, None);
-    for log in [25u32, 26] {
-        let (pieces_s, sum) = time(runs, || on_device.msm_g1_in_pieces(&scalars, n, 1 << log))?;
-        ensure!(sum == whole, "H MSM 2^{}: pieces of 2^{log} differ from the whole", n.trailing_zeros());
-        eprintln!("H MSM in pieces of 2^{log}: {pieces_s:.4} s against {whole_s:.4} s whole");
-        r[format!("pieces_2^{log}_median_s")] = json!(pieces_s);
-        r[format!("pieces_2^{log}_vs_whole")] = json!(pieces_s / whole_s);
-    }
-    Ok(r)
-}
-
 fn row(kind: &str, log: u32, gpu_s: f64, cpu_s: Option<f64>) -> Value {
     eprintln!("{kind} 2^{log}: gpu {gpu_s:.4} s, cpu {cpu_s:?}");
     json!({
@@ -152,7 +120,6 @@ pub fn run() -> Result<()> {
     if let Some(&top) = g1_logs.last() {
         let points = synthetic_srs::g1s(1 << top, &mut ChaCha8Rng::seed_from_u64(1));
         results.extend(msm_rows("msm_g1", &g1_logs, limits, &points, |p| DevicePoints::upload_g1(device, p), DevicePoints::msm_g1_with, msm::msm_g1)?);
-        results.push(h_msm_in_pieces(device, &points, runs)?);
     }
     results.extend(msm_rows(
         "msm_g2",

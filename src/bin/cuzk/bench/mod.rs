@@ -6,6 +6,8 @@
 mod engine;
 #[cfg(feature = "cuda")]
 mod gpu;
+#[cfg(feature = "cuda")]
+mod h_msm;
 mod params;
 mod pieces;
 mod prover;
@@ -17,7 +19,7 @@ use std::{fmt::Display, str::FromStr};
 use anyhow::{anyhow, bail, Result};
 use cuzk::engine::{Engine, JobId, WaitOutcome};
 
-const NAMES: &str = "engine|stream|pieces|params|prover|gpu";
+const NAMES: &str = "engine|stream|pieces|params|prover|gpu|h-msm";
 
 /// `cuzk bench <name>`.
 pub fn run(args: &[String]) -> Result<()> {
@@ -29,8 +31,10 @@ pub fn run(args: &[String]) -> Result<()> {
         Some("prover") => prover::run(),
         #[cfg(feature = "cuda")]
         Some("gpu") => gpu::run(),
+        #[cfg(feature = "cuda")]
+        Some("h-msm") => h_msm::run(),
         #[cfg(not(feature = "cuda"))]
-        Some("gpu") => bail!("cuzk bench gpu needs a build with --features cuda"),
+        Some(name @ ("gpu" | "h-msm")) => bail!("cuzk bench {name} needs a build with --features cuda"),
         _ => bail!("usage: cuzk bench {NAMES}"),
     }
 }

@@ -1,0 +1,347 @@
+// Pippenger over dense scalars and points already on the device, one window
+// at a time, with windows wider than sppark's msm_t takes (it stops at 18
+// bits: 15 windows of a 255-bit scalar, where 22 bits need 12, and each
+// window costs one point addition per term). For each window the scalars'
+// signed digits are sorted by bucket (CUB's radix sort); each thread sums an
+// equal share of the sorted terms, so that no thread waits on a long bucket,
+// and a second kernel finishes the buckets cut between two shares; the
+// buckets are then reduced to the window's sum in segments. Terms are taken
+// in chunks that fit the room the caller gives, the buckets carried over
+// from one chunk to the next. One thread per point: G1 only.
+#ifndef CUZK_WINDOW_MSM_CUH
+#define CUZK_WINDOW_MSM_CUH
+
+#include <cstdint>
+#include <string>
+#include <vector>
+#include <cuda.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <util/rusterror.h>
+#include "device_array.cuh"
+
+namespace window_msm {
+
+// A window of c bits has 2^(c-1) buckets: digit magnitude m goes to bucket
+// m - 1. A zero digit gets key 2^(c-1), so its terms sort last.
+static constexpr uint32_t MIN_BITS = 10, MAX_BITS = 26;
+
+// The fewest terms a chunk takes, however little the room.
+static constexpr size_t MIN_CHUNK = (size_t)1 << 16;
+
+// Buckets one thread of reduce_segments reduces.
+static constexpr uint32_t SEGMENT = 64;
+
+// Threads of sum_runs per block (its launch bounds: enough registers for a
+// bucket and a point per thread), and of the small kernels.
+static constexpr int RUN_THREADS = 384;
+static constexpr int THREADS = 128;
+
+// Key flags of a partial run sum: the part holds the run's first term
+// (START) or its last (END); a slot without a part holds NO_PART.
+static constexpr uint32_t START = 1u << 31, END = 1u << 30, KEY_BITS = END - 1;
+static constexpr uint32_t NO_PART = KEY_BITS;
+
+// Windows of c bits a 255-bit scalar takes: the top bit of the top window
+// must be zero for its signed digit to need no carry out.
+static inline uint32_t windows_of(uint32_t c) { return (256 + c - 1) / c; }
+
+// `width` (<= 27) bits of an 8-word little-endian number from bit `at`.
+__device__ __forceinline__ uint32_t bits_at(const uint32_t w[8], uint32_t at, uint32_t width)
+{
+    uint32_t i = at / 32;
+    if (i >= 8)
+        return 0;
+    uint64_t v = w[i];
+    if (i + 1 < 8)
+        v |= (uint64_t)w[i + 1] << 32;
+    return (uint32_t)(v >> (at % 32)) & ((1u << width) - 1);
+}
+
+// Each scalar's digit in window `win` of c bits: its bucket as the key, its
+// index (plus `sign << 31` for a negative digit) as the term. Scalars are in
+// Montgomery form. Booth's recoding gives a digit in -2^(c-1)..2^(c-1) from
+// the window's bits and the one below it, so windows need no carry chain.
+template<class scalar_t>
+__global__ void window_digits(const scalar_t* scalars, uint32_t n, uint32_t c, uint32_t win,
+                              uint32_t* keys, uint32_t* terms)
+{
+    const uint32_t zero_key = 1u << (c - 1);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        scalar_t s = scalars[i];
+        s.from();
+        uint32_t w[8];
+        #pragma unroll
+        for (int k = 0; k < 8; k++)
+            w[k] = s[k];
+        uint32_t bits = win == 0 ? bits_at(w, 0, c) << 1 : bits_at(w, win * c - 1, c + 1);
+        uint32_t value = (bits + 1) >> 1;   // the window plus the bit below
+        uint32_t negative = bits >> c;      // the window's top bit: value - 2^c
+        uint32_t magnitude = negative ? (1u << c) - value : value;
+        keys[i] = magnitude ? magnitude - 1 : zero_key;
+        terms[i] = i | (negative << 31);
+    }
+}
+
+// Thread t sums the sorted terms [t * share, (t + 1) * share) run by run (a
+// run: the terms of one bucket). A run wholly inside the share is its
+// bucket's sum: stored in `buckets`. A run cut at either end of the share
+// is stored as a part, in slot 2t (the share's first run) or 2t + 1 (its
+// last), its key flagged START and/or END as it holds those terms. Every
+// term is one addition or one store, so the threads of a warp stay together.
+template<class bucket_t, class affine_h>
+__launch_bounds__(RUN_THREADS) __global__
+void sum_runs(const uint32_t* keys, const uint32_t* terms, uint32_t n, uint32_t share,
+              uint32_t zero_key, const affine_h* points, typename bucket_t::mem_t* buckets,
+              typename bucket_t::mem_t* parts, uint32_t* part_keys)
+{
+    using affine_t = typename bucket_t::affine_t;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t lo = (size_t)t * share;
+    uint32_t head = NO_PART, tail = NO_PART;
+    if (lo < n && keys[lo] != zero_key) {
+        const uint32_t hi = (uint32_t)(lo + share < n ? lo + share : n);
+        const bool cut_before = lo > 0 && keys[lo - 1] == keys[lo];
+        bool first = true;
+        // Stores the run of `key` summed in `acc`; `ends`: its last term is in the share.
+        auto store = [&](uint32_t key, const bucket_t& acc, bool ends) {
+            const bool starts = !(first && cut_before);
+            if (starts && ends) {
+                buckets[key] = acc;
+            } else if (first) {
+                parts[2 * t] = acc;
+                head = key | (starts ? START : 0) | (ends ? END : 0);
+            } else {
+                parts[2 * t + 1] = acc;
+                tail = key | START;
+            }
+            first = false;
+        };
+        uint32_t key = keys[lo], term = terms[lo];
+        bucket_t acc;
+        acc = affine_t(points[term & 0x7fffffff]);
+        acc.cneg(term >> 31);
+        uint32_t i = (uint32_t)lo + 1;
+        for (; i < hi; i++) {
+            const uint32_t k = keys[i];
+            if (k == zero_key)
+                break;
+            term = terms[i];
+            const affine_t p = points[term & 0x7fffffff];
+            if (k == key) {
+                acc.add(p, term >> 31);
+            } else {
+                store(key, acc, true);
+                key = k;
+                acc = p;
+                acc.cneg(term >> 31);
+            }
+        }
+        store(key, acc, i < hi || hi == n || keys[hi] != key);
+    }
+    part_keys[2 * t] = head;
+    part_keys[2 * t + 1] = tail;
+}
+
+// Slot s holding a run's START part adds the parts after it, up to the one
+// with END, and stores the bucket. Slots between are those parts or empty.
+template<class bucket_t>
+__global__ void sum_parts(const typename bucket_t::mem_t* parts, const uint32_t* part_keys,
+                          uint32_t slots, typename bucket_t::mem_t* buckets)
+{
+    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= slots || part_keys[s] == NO_PART || !(part_keys[s] & START))
+        return;
+    bucket_t acc = parts[s];
+    for (uint32_t next = s + 1; next < slots; next++) {
+        const uint32_t k = part_keys[next];
+        if (k == NO_PART)
+            continue;
+        bucket_t part = parts[next];
+        acc.add(part);
+        if (k & END)
+            break;
+    }
+    buckets[part_keys[s] & KEY_BITS] = acc;
+}
+
+// into[i] += from[i]: a chunk's buckets added to the window's.
+template<class bucket_t>
+__global__ void add_buckets(typename bucket_t::mem_t* into, const typename bucket_t::mem_t* from, uint32_t n)
+{
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        bucket_t sum = into[i], other = from[i];
+        sum.add(other);
+        into[i] = sum;
+    }
+}
+
+// out[k] = sum over the segment's buckets i of (i + 1) * buckets[i]: a
+// running sum within the segment, then the segment's plain sum times the
+// buckets below it (double and add).
+template<class bucket_t>
+__launch_bounds__(THREADS) __global__
+void reduce_segments(const typename bucket_t::mem_t* buckets, uint32_t nbuckets,
+                     typename bucket_t::mem_t* out)
+{
+    const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t below = k * SEGMENT;
+    if (below >= nbuckets)
+        return;
+    bucket_t run, sum;
+    run.inf();
+    sum.inf();
+    for (uint32_t u = SEGMENT; u--;) {
+        bucket_t b = buckets[below + u];
+        run.add(b);
+        sum.add(run);
+    }
+    bucket_t shifted;
+    shifted.inf();
+    for (int bit = 31; bit >= 0; bit--) {
+        bucket_t twice = shifted;
+        shifted.add(twice);
+        if ((below >> bit) & 1)
+            shifted.add(run);
+    }
+    sum.add(shifted);
+    out[k] = sum;
+}
+
+// *out = the sum of n points, by one block of THREADS.
+template<class bucket_t>
+__launch_bounds__(THREADS) __global__
+void sum_all(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::mem_t* out)
+{
+    using bucket_h = typename bucket_t::mem_t;
+    // Raw storage: the point type has constructors, which __shared__ refuses.
+    __shared__ uint4 raw[THREADS * sizeof(bucket_h) / sizeof(uint4)];
+    bucket_h* part = reinterpret_cast<bucket_h*>(raw);
+    bucket_t acc;
+    acc.inf();
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+        bucket_t p = in[i];
+        acc.add(p);
+    }
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (uint32_t half = blockDim.x / 2; half; half /= 2) {
+        if (threadIdx.x < half) {
+            bucket_t a = part[threadIdx.x], b = part[threadIdx.x + half];
+            a.add(b);
+            part[threadIdx.x] = a;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *out = part[0];
+}
+
+// The device memory of one chunk of `n` terms: keys and terms twice (the
+// sort's double buffer), the sort's own temporaries, and the run parts.
+struct chunk_plan_t {
+    size_t terms, sort_bytes, threads, bytes;
+};
+
+template<class bucket_h>
+static chunk_plan_t chunk_plan(size_t n, uint32_t c, uint32_t threads)
+{
+    chunk_plan_t p{n, 0, threads, 0};
+    cub::DoubleBuffer<uint32_t> keys(nullptr, nullptr), terms(nullptr, nullptr);
+    CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, p.sort_bytes, keys, terms, (int)n, 0, (int)c));
+    p.bytes = 4 * n * sizeof(uint32_t) + p.sort_bytes + 2 * threads * (sizeof(bucket_h) + sizeof(uint32_t));
+    return p;
+}
+
+// The sums of windows first..first + count - 1 (c bits each) of the MSM
+// sum(scalars[i] * points[i]), i < n, both on the current device, as
+// projective points in `out`: the MSM is the sum of 2^(c*j) times window j.
+// At most `room` bytes of device memory are taken.
+template<class bucket_t, class point_t, class affine_h, class scalar_t>
+static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* points,
+                             const scalar_t* d_scalars, size_t n, uint32_t c,
+                             uint32_t first, uint32_t count, size_t room)
+{
+    static_assert(bucket_t::degree == 1, "one thread per point: a G1 bucket");
+    using bucket_h = typename bucket_t::mem_t;
+    if (c < MIN_BITS || c > MAX_BITS)
+        return RustError{cudaErrorInvalidValue, "windowed MSM: windows of 10 to 26 bits"};
+    if (count == 0 || first + count > windows_of(c))
+        return RustError{cudaErrorInvalidValue, "windowed MSM: no such window"};
+    if (n >= ((size_t)1 << 31))
+        return RustError{cudaErrorInvalidValue, "windowed MSM: 2^31 terms or more"};
+    const uint32_t nbuckets = 1u << (c - 1), nsegments = nbuckets / SEGMENT;
+    if (n == 0) {
+        for (uint32_t j = 0; j < count; j++)
+            out[j].inf();
+        return RustError{cudaSuccess};
+    }
+
+    int per_sm = 0;
+    CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_runs<bucket_t, affine_h>, RUN_THREADS, 0));
+    const uint32_t run_blocks = gpu.sm_count() * std::max(per_sm, 1);
+    // Buckets, segment sums and window sums, then the chunks' memory.
+    size_t fixed = (size_t)(nbuckets + nsegments + count) * sizeof(bucket_h);
+    chunk_plan_t plan = chunk_plan<bucket_h>(n, c, run_blocks * RUN_THREADS);
+    while (fixed + plan.bytes > room && plan.terms > MIN_CHUNK) {
+        // A second bucket array gathers each later chunk's buckets.
+        plan = chunk_plan<bucket_h>((plan.terms + 1) / 2, c, plan.threads);
+        fixed = (size_t)(2 * nbuckets + nsegments + count) * sizeof(bucket_h);
+    }
+    if (fixed + plan.bytes > room)
+        return RustError{cudaErrorMemoryAllocation,
+                         "windowed MSM: " + std::to_string((fixed + plan.bytes) >> 20)
+                         + " MiB of device memory needed, " + std::to_string(room >> 20) + " MiB free"};
+    const bool chunked = plan.terms < n;
+
+    device_array_t<bucket_h> buckets(nbuckets), chunk_buckets(chunked ? nbuckets : 0);
+    device_array_t<bucket_h> segments(nsegments), sums(count);
+    device_array_t<uint32_t> key_a(plan.terms), key_b(plan.terms), term_a(plan.terms), term_b(plan.terms);
+    device_array_t<uint8_t> sort_temp(plan.sort_bytes);
+    device_array_t<bucket_h> parts(2 * plan.threads);
+    device_array_t<uint32_t> part_keys(2 * plan.threads);
+    cub::DoubleBuffer<uint32_t> keys(key_a.ptr, key_b.ptr), terms(term_a.ptr, term_b.ptr);
+    const cudaStream_t stream = gpu[2];
+    const int blocks = gpu.sm_count() * 4;
+    const uint32_t slots = 2 * (uint32_t)plan.threads;
+
+    for (uint32_t j = 0; j < count; j++) {
+        CUDA_OK(cudaMemsetAsync(buckets.ptr, 0, nbuckets * sizeof(bucket_h), stream));  // all zero: infinity
+        for (size_t from = 0; from < n; from += plan.terms) {
+            const uint32_t len = (uint32_t)std::min(plan.terms, n - from);
+            bucket_h* into = from == 0 ? buckets.ptr : chunk_buckets.ptr;
+            if (from != 0)
+                CUDA_OK(cudaMemsetAsync(into, 0, nbuckets * sizeof(bucket_h), stream));
+            window_digits<<<blocks, 256, 0, stream>>>(d_scalars + from, len, c, first + j,
+                                                     keys.Current(), terms.Current());
+            CUDA_OK(cudaGetLastError());
+            size_t sort_bytes = plan.sort_bytes;
+            CUDA_OK(cub::DeviceRadixSort::SortPairs(sort_temp.ptr, sort_bytes, keys, terms, (int)len, 0, (int)c, stream));
+            const uint32_t share = (uint32_t)((len + plan.threads - 1) / plan.threads);
+            sum_runs<bucket_t><<<run_blocks, RUN_THREADS, 0, stream>>>(
+                keys.Current(), terms.Current(), len, share, nbuckets, points + from, into, parts.ptr, part_keys.ptr);
+            CUDA_OK(cudaGetLastError());
+            sum_parts<bucket_t><<<(slots + THREADS - 1) / THREADS, THREADS, 0, stream>>>(parts.ptr, part_keys.ptr, slots, into);
+            CUDA_OK(cudaGetLastError());
+            if (from != 0) {
+                add_buckets<bucket_t><<<blocks, THREADS, 0, stream>>>(buckets.ptr, into, nbuckets);
+                CUDA_OK(cudaGetLastError());
+            }
+        }
+        reduce_segments<bucket_t><<<(nsegments + THREADS - 1) / THREADS, THREADS, 0, stream>>>(buckets.ptr, nbuckets, segments.ptr);
+        CUDA_OK(cudaGetLastError());
+        sum_all<bucket_t><<<1, THREADS, 0, stream>>>(segments.ptr, nsegments, sums.ptr + j);
+        CUDA_OK(cudaGetLastError());
+    }
+    // On the host a bucket's type is its memory layout.
+    std::vector<bucket_t> host(count);
+    static_assert(sizeof(bucket_t) == sizeof(bucket_h), "a bucket is copied as it lies");
+    CUDA_OK(cudaMemcpyAsync(host.data(), sums.ptr, count * sizeof(bucket_h), cudaMemcpyDeviceToHost, stream));
+    CUDA_OK(cudaStreamSynchronize(stream));
+    for (uint32_t j = 0; j < count; j++)
+        out[j] = point_t(host[j]);
+    return RustError{cudaSuccess};
+}
+
+} // namespace window_msm
+
+#endif

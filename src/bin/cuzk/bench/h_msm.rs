@@ -1,0 +1,99 @@
+//! H's MSM (dense scalars on the device against a resident query, 2^27 terms
+//! as a 32 GiB PoRep partition's) every way cuzk can run it, on the same
+//! points and scalars: sppark's Pippenger whole and in the pieces a proof
+//! runs it in, and cuda/window_msm.cuh's windowed Pippenger for each window
+//! width, and over all-zero scalars (its digits, sorts and bucket
+//! reductions without a term added). Every sum must equal the first. Prints
+//! one JSON object. Needs a CUDA device.
+//!
+//! `cuzk bench h-msm`, in a build with `--features cuda` (env:
+//! CUZK_BENCH_RUNS, default 3; CUZK_BENCH_LOG, the terms' log2, default 27;
+//! CUZK_BENCH_WINDOWS, the window widths, default "16,18,20,21,22,23,24").
+//! The points are 2^22 distinct ones repeated: the cost does not depend on
+//! which points they are, and distinct ones take long to generate.
+
+use std::time::Instant;
+
+use anyhow::{ensure, Context, Result};
+use blstrs::Scalar as Fr;
+use cuzk::{
+    gpu::{self, DevicePoints, DeviceScalars},
+    groth16::synthetic_srs,
+};
+use ff::Field;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde_json::json;
+
+use super::{env_or, median};
+
+/// The pieces a proof's H MSM runs in (`gpu::prover`'s H_MSM_PIECE).
+const PIECE_LOG: u32 = 25;
+
+/// One warm-up, then the median of `runs` timings of `f`, in seconds.
+pub fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
+    let mut out = f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        out = f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok((median(&times).context("no timed run")?, out))
+}
+
+pub fn run() -> Result<()> {
+    let runs = env_or("CUZK_BENCH_RUNS", 3usize)?;
+    let log = env_or("CUZK_BENCH_LOG", 27u32)?;
+    let widths: Vec<u32> = std::env::var("CUZK_BENCH_WINDOWS")
+        .unwrap_or_else(|_| "16,18,20,21,22,23,24".into())
+        .split(',')
+        .map(|v| v.trim().parse())
+        .collect::<Result<_, _>>()
+        .context("CUZK_BENCH_WINDOWS: window widths in bits")?;
+    let device = gpu::devices().first().context("no usable CUDA device")?;
+    let n = 1usize << log;
+
+    let t = Instant::now();
+    let distinct = synthetic_srs::g1s(n.min(1 << 22), &mut ChaCha8Rng::seed_from_u64(1));
+    let points: Vec<_> = (0..n).into_par_iter().map(|i| distinct[i % distinct.len()]).collect();
+    let scalars: Vec<Fr> = (0..n).into_par_iter().map(|i| Fr::random(ChaCha8Rng::seed_from_u64(7 ^ ((i as u64) << 8)))).collect();
+    let on_device = DevicePoints::upload_g1(device, &points)?;
+    drop(points);
+    let on_device_scalars = DeviceScalars::upload(device, &scalars)?;
+    drop(scalars);
+    // All zero: the windowed MSM's digits, sorts and bucket reductions
+    // alone (no term is added).
+    let zeros = DeviceScalars::upload(device, &vec![Fr::ZERO; n])?;
+    eprintln!("h-msm: 2^{log} points and scalars made and uploaded in {:?}", t.elapsed());
+
+    let (whole_s, whole) = time(runs, || on_device.msm_g1_in_pieces(&on_device_scalars, n, n))?;
+    let (pieces_s, in_pieces) = time(runs, || on_device.msm_g1_in_pieces(&on_device_scalars, n, 1 << PIECE_LOG))?;
+    ensure!(in_pieces == whole, "sppark's MSM in pieces differs from the whole");
+    eprintln!("h-msm: sppark whole {whole_s:.4} s, in pieces of 2^{PIECE_LOG} {pieces_s:.4} s");
+    let mut rows = vec![
+        json!({ "way": "sppark", "median_s": whole_s }),
+        json!({ "way": format!("sppark_pieces_2^{PIECE_LOG}"), "median_s": pieces_s }),
+    ];
+    for bits in widths {
+        let room = device.free_bytes()?;
+        let (s, sum) = time(runs, || on_device.msm_g1_windowed(&on_device_scalars, n, bits, room))?;
+        ensure!(sum == whole, "the windowed MSM with windows of {bits} bits differs from sppark's");
+        let (zero_s, _) = time(runs, || on_device.msm_g1_windowed(&zeros, n, bits, room))?;
+        eprintln!("h-msm: windowed, {bits} bits: {s:.4} s ({:.3} of sppark in pieces), without additions {zero_s:.4} s", s / pieces_s);
+        rows.push(json!({
+            "way": "windowed", "window_bits": bits, "median_s": s, "vs_sppark_pieces": s / pieces_s,
+            "all_zero_scalars_median_s": zero_s,
+        }));
+    }
+    let report = json!({
+        "bench": "h_msm",
+        "device": { "name": device.name, "compute_capability": device.compute_capability, "total_bytes": device.total_bytes },
+        "log2_terms": log,
+        "runs": runs,
+        "results": rows,
+    });
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
