@@ -24,11 +24,12 @@ CUZK_SRS_QUERY_FFI(g2, g2_query_t)
 // `out` takes `count` points.
 extern "C" RustError cuzk_gpu_g1_msm_windows(g1_query_t* query, size_t from, const fr_t* d_scalars,
                                             size_t n, uint32_t c, uint32_t first, uint32_t count,
-                                            size_t room, void* out)
+                                            size_t room, size_t max_chunk, void* out)
 {
     RustError err{cudaSuccess};
     RustError caught = guarded("windowed MSM", [&] {
-        err = query->window_sums((g1_query_t::point*)out, from, d_scalars, n, c, first, count, room);
+        err = query->window_sums((g1_query_t::point*)out, from, d_scalars, n, c, first, count, room,
+                                 max_chunk);
     });
     return caught.code != cudaSuccess ? caught : err;
 }

@@ -212,9 +212,10 @@ public:
 
     // The sums of windows first..first + count - 1 of c bits of the MSM over
     // d_scalars[i] and points[from + i], i < n (see window_msm.cuh), in at
-    // most `room` bytes of device memory. Resident points only.
+    // most `room` bytes of device memory and chunks of at most `max_chunk`
+    // terms (0: no cap). Resident points only.
     RustError window_sums(point_t out[], size_t from, const scalar_t* d_scalars, size_t n,
-                          uint32_t c, uint32_t first, uint32_t count, size_t room)
+                          uint32_t c, uint32_t first, uint32_t count, size_t room, size_t max_chunk)
     {
         if (host_points)
             return RustError{cudaErrorInvalidValue, "windowed MSM: the points are not on the device"};
@@ -222,7 +223,7 @@ public:
             return RustError{cudaErrorInvalidValue, "MSM: more scalars than points"};
         gpu.select();
         return window_msm::window_sums<bucket_t>(gpu, out, d_points.ptr + from, d_scalars, n, c,
-                                                 first, count, room);
+                                                 first, count, room, max_chunk);
     }
 };
 

@@ -255,11 +255,12 @@ static chunk_plan_t chunk_plan(size_t n, uint32_t c, uint32_t threads)
 // The sums of windows first..first + count - 1 (c bits each) of the MSM
 // sum(scalars[i] * points[i]), i < n, both on the current device, as
 // projective points in `out`: the MSM is the sum of 2^(c*j) times window j.
-// At most `room` bytes of device memory are taken.
+// At most `room` bytes of device memory are taken, and chunks of at most
+// `max_chunk` terms (0: as many as the room allows).
 template<class bucket_t, class point_t, class affine_h, class scalar_t>
 static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* points,
                              const scalar_t* d_scalars, size_t n, uint32_t c,
-                             uint32_t first, uint32_t count, size_t room)
+                             uint32_t first, uint32_t count, size_t room, size_t max_chunk)
 {
     static_assert(bucket_t::degree == 1, "one thread per point: a G1 bucket");
     using bucket_h = typename bucket_t::mem_t;
@@ -279,14 +280,16 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
     int per_sm = 0;
     CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_runs<bucket_t, affine_h>, RUN_THREADS, 0));
     const uint32_t run_blocks = gpu.sm_count() * std::max(per_sm, 1);
-    // Buckets, segment sums and window sums, then the chunks' memory.
-    size_t fixed = (size_t)(nbuckets + nsegments + count) * sizeof(bucket_h);
-    chunk_plan_t plan = chunk_plan<bucket_h>(n, c, run_blocks * RUN_THREADS);
-    while (fixed + plan.bytes > room && plan.terms > MIN_CHUNK) {
-        // A second bucket array gathers each later chunk's buckets.
+    // Buckets (twice when chunked: each later chunk's are gathered apart),
+    // segment sums and window sums, then the chunks' memory.
+    auto fixed_for = [&](size_t terms) {
+        return (size_t)((terms < n ? 2 : 1) * nbuckets + nsegments + count) * sizeof(bucket_h);
+    };
+    chunk_plan_t plan = chunk_plan<bucket_h>(max_chunk != 0 && max_chunk < n ? max_chunk : n, c,
+                                             run_blocks * RUN_THREADS);
+    while (fixed_for(plan.terms) + plan.bytes > room && plan.terms > MIN_CHUNK)
         plan = chunk_plan<bucket_h>((plan.terms + 1) / 2, c, plan.threads);
-        fixed = (size_t)(2 * nbuckets + nsegments + count) * sizeof(bucket_h);
-    }
+    const size_t fixed = fixed_for(plan.terms);
     if (fixed + plan.bytes > room)
         return RustError{cudaErrorMemoryAllocation,
                          "windowed MSM: " + std::to_string((fixed + plan.bytes) >> 20)

@@ -8,7 +8,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use super::{
     devices::Device,
     h_poly::{h_on_device, HPlan},
-    resident::{g1_query, g2_query, MsmHow, Query},
+    resident::{g1_query, g2_query, MsmHow, Query, WindowedMsm},
     scalars::DeviceScalars,
     sys::MsmSplit,
 };
@@ -48,11 +48,10 @@ impl DevicePoints {
         self.query.msm_g1_device_in_pieces(scalars, n, piece, || Ok(()))
     }
 
-    /// As `msm_g1_in_pieces`, by the windowed Pippenger (windows of `bits`
-    /// bits) in at most `room` bytes of device memory.
-    pub fn msm_g1_windowed(&self, scalars: &DeviceScalars, n: usize, bits: u32, room: usize) -> Result<G1Projective> {
+    /// As `msm_g1_in_pieces`, by the windowed Pippenger run as `how` says.
+    pub fn msm_g1_windowed(&self, scalars: &DeviceScalars, n: usize, how: WindowedMsm) -> Result<G1Projective> {
         let _busy = self.device.hold(0)?;
-        self.query.msm_g1_device_windowed(scalars, n, bits, room, || Ok(()))
+        self.query.msm_g1_device_windowed(scalars, n, how, || Ok(()))
     }
 
     /// MSM over the first `scalars.len()` points of an upload_g2.

@@ -18,6 +18,6 @@ pub use direct::{h_coefficients, DevicePoints};
 pub use h_poly::HPlan;
 pub use prover::GpuProver;
 pub use r1cs::{DeviceAbc, DeviceMatrices};
-pub use resident::{drop_unused_keys, matrices_on_all, working_bytes, MsmHow};
+pub use resident::{drop_unused_keys, matrices_on_all, working_bytes, MsmHow, WindowedMsm};
 pub use scalars::DeviceScalars;
 pub use sys::{MsmSplit, SplitMode};

@@ -15,7 +15,7 @@ use super::{
     h_poly::{h_of_witness, h_on_device, HPlan},
     priority_lock::PriorityGuard,
     r1cs::{DeviceMatrices, Selection},
-    resident::{key_cached, key_on, room, DeviceKey, MsmHow},
+    resident::{key_cached, key_on, room, DeviceKey, MsmHow, WindowedMsm},
     scalars::DeviceScalars,
     step::Step,
     sys::MsmSplit,
@@ -28,9 +28,9 @@ use crate::{
     },
 };
 
-/// Terms of one piece of the H MSM: a more urgent proof waits at most for
-/// one piece, and each piece still spans several of sppark's batches, so
-/// cutting the MSM costs little.
+/// Terms of one piece of the H MSM over a streamed key: a more urgent proof
+/// waits at most for one piece, and each piece still spans several of
+/// sppark's batches, so cutting the MSM costs little.
 const H_MSM_PIECE: usize = 1 << 25;
 
 /// A witness of at most this many bytes is uploaded within its H step: the
@@ -136,9 +136,16 @@ impl GpuProver {
 
     /// The MSM over H's coefficients (dense) in pieces, a more urgent
     /// proof's step let in between two (a Winning PoSt behind a C2
-    /// partition waits one piece, not the whole MSM).
+    /// partition waits one piece, not the whole MSM): over a resident key,
+    /// the windowed Pippenger (a piece is a few windows), else sppark's.
     fn h_msm(&self, h: &DeviceScalars, n: usize, step: &mut PriorityGuard<'static>) -> Result<G1Projective> {
-        self.key.h.msm_g1_device_in_pieces(h, n, H_MSM_PIECE, || step.let_more_urgent_in()).context("GPU MSM H")
+        let between = || step.let_more_urgent_in();
+        let msm = if self.key.resident {
+            self.key.h.msm_g1_device_windowed(h, n, WindowedMsm::for_terms(n, room(self.device, self.budget)?), between)
+        } else {
+            self.key.h.msm_g1_device_in_pieces(h, n, H_MSM_PIECE, between)
+        };
+        msm.context("GPU MSM H")
     }
 
     /// How an MSM over a witness's scalars runs (the caller holds a step):

@@ -76,14 +76,32 @@ impl MsmHow {
     }
 }
 
-/// The Pippenger of cuda/window_msm.cuh: window sums of an MSM, combined on
-/// the host.
-pub struct WindowedMsm;
+/// How the Pippenger of cuda/window_msm.cuh runs (window sums of an MSM,
+/// combined on the host): windows of `bits` bits, in at most `room` bytes
+/// of device memory, and chunks of at most `max_chunk` terms (0: as many as
+/// the room allows).
+#[derive(Clone, Copy, Debug)]
+pub struct WindowedMsm {
+    pub bits: u32,
+    pub room: usize,
+    pub max_chunk: usize,
+}
 
 impl WindowedMsm {
     /// Windows computed per call: a more urgent proof waits for at most
     /// that many.
     pub const WINDOWS_PER_CALL: usize = 3;
+
+    /// The way for `n` terms in `room` bytes.
+    pub fn for_terms(n: usize, room: usize) -> Self {
+        Self { bits: Self::bits_for(n), room, max_chunk: 0 }
+    }
+
+    /// The window width for `n` terms: about 64 terms per bucket, within
+    /// what cuda/ takes.
+    pub fn bits_for(n: usize) -> u32 {
+        n.max(1).ilog2().saturating_sub(5).clamp(10, 22)
+    }
 
     /// Windows of `bits` bits a 255-bit scalar takes (cuda/ takes 10..=26).
     pub fn windows(bits: u32) -> Result<u32> {
@@ -132,11 +150,11 @@ impl Query {
         Ok(sum)
     }
 
-    /// As `msm_g1_device_in_pieces`, by cuda/window_msm.cuh's Pippenger with
-    /// windows of `bits` bits, in at most `room` bytes of device memory; a
-    /// piece is `WINDOWS_PER_CALL` windows.
-    pub fn msm_g1_device_windowed(&self, scalars: &DeviceScalars, n: usize, bits: u32, room: usize, mut between: impl FnMut() -> Result<()>) -> Result<G1Projective> {
+    /// As `msm_g1_device_in_pieces`, by cuda/window_msm.cuh's Pippenger run
+    /// as `how` says; a piece is `WINDOWS_PER_CALL` windows.
+    pub fn msm_g1_device_windowed(&self, scalars: &DeviceScalars, n: usize, how: WindowedMsm, mut between: impl FnMut() -> Result<()>) -> Result<G1Projective> {
         let on_device = scalars.range(0, n)?;
+        let WindowedMsm { bits, room, max_chunk } = how;
         let windows = WindowedMsm::windows(bits)?;
         let mut sums = vec![G1Projective::identity(); windows as usize];
         for (i, piece) in sums.chunks_mut(WindowedMsm::WINDOWS_PER_CALL).enumerate() {
@@ -149,7 +167,7 @@ impl Query {
             // writable for its length, blst_p1 being the layout of
             // G1Projective and of sppark's jacobian_t<fp_t>; cuda/ checks
             // that the query has `n` points and `bits` makes those windows.
-            check(unsafe { sys::cuzk_gpu_g1_msm_windows(self.raw, 0, on_device, n, bits, first, piece.len() as u32, room, piece.as_mut_ptr().cast()) })?;
+            check(unsafe { sys::cuzk_gpu_g1_msm_windows(self.raw, 0, on_device, n, bits, first, piece.len() as u32, room, max_chunk, piece.as_mut_ptr().cast()) })?;
         }
         Ok(WindowedMsm::combine(&sums, bits))
     }
@@ -411,6 +429,25 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Window sums combine to the sum of 2^(bits * j) times window j; the
+    /// widths cuda/ takes give the windows a 255-bit scalar needs.
+    #[test]
+    fn window_sums_combine_by_powers_of_two() {
+        let g = G1Projective::generator();
+        let sums = [g * Fr::from(3u64), g * Fr::from(5u64), G1Projective::identity(), g];
+        let expected = g * Fr::from(3 + 5 * (1u64 << 12) + (1u64 << 36));
+        assert_eq!(WindowedMsm::combine(&sums, 12), expected);
+        assert_eq!(WindowedMsm::combine(&[], 12), G1Projective::identity());
+        assert_eq!(WindowedMsm::windows(22).unwrap(), 12);
+        assert_eq!(WindowedMsm::windows(16).unwrap(), 16);
+        assert_eq!(WindowedMsm::windows(26).unwrap(), 10);
+        assert!(WindowedMsm::windows(9).is_err() && WindowedMsm::windows(27).is_err());
+        assert_eq!(WindowedMsm::bits_for(1 << 27), 22);
+        assert_eq!(WindowedMsm::bits_for((1 << 19) + 1), 14);
+        assert_eq!(WindowedMsm::bits_for(0), 10);
+        assert_eq!(WindowedMsm::bits_for(usize::MAX), 22);
+    }
 
     #[test]
     fn a_budget_caps_the_room_beside_the_keys_kept() {

@@ -108,6 +108,7 @@ extern "C" {
         first: u32,
         count: u32,
         room: usize,
+        max_chunk: usize,
         out: *mut blst_p1,
     ) -> sppark::Error;
     pub fn cuzk_gpu_g1_query_free(query: RawQuery);
