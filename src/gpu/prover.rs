@@ -136,11 +136,12 @@ impl GpuProver {
 
     /// The MSM over H's coefficients (dense) in pieces, a more urgent
     /// proof's step let in between two (a Winning PoSt behind a C2
-    /// partition waits one piece, not the whole MSM): over a resident key,
-    /// the windowed Pippenger (a piece is a few windows), else sppark's.
+    /// partition waits one piece, not the whole MSM): a large one over a
+    /// resident key by the windowed Pippenger (a piece is a few windows),
+    /// else by sppark's.
     fn h_msm(&self, h: &DeviceScalars, n: usize, step: &mut PriorityGuard<'static>) -> Result<G1Projective> {
         let between = || step.let_more_urgent_in();
-        let msm = if self.key.resident {
+        let msm = if self.key.resident && n >= WindowedMsm::MIN_TERMS {
             self.key.h.msm_g1_device_windowed(h, n, WindowedMsm::for_terms(n, room(self.device, self.budget)?), between)
         } else {
             self.key.h.msm_g1_device_in_pieces(h, n, H_MSM_PIECE, between)

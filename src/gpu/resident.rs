@@ -92,6 +92,11 @@ impl WindowedMsm {
     /// that many.
     pub const WINDOWS_PER_CALL: usize = 3;
 
+    /// Fewer terms than this go to sppark's Pippenger: a window's sort and
+    /// bucket reduction cost more than the windows save (a Winning PoSt's
+    /// H MSM takes several times as long windowed; docs/BENCHMARKS.md).
+    pub const MIN_TERMS: usize = 1 << 21;
+
     /// The way for `n` terms in `room` bytes.
     pub fn for_terms(n: usize, room: usize) -> Self {
         Self { bits: Self::bits_for(n), room, max_chunk: 0 }

@@ -48,7 +48,7 @@ pub fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)
 /// The comma-separated numbers of environment variable `name`, or of `default`.
 fn numbers(name: &str, default: &str) -> Result<Vec<u32>> {
     let v = std::env::var(name).unwrap_or_else(|_| default.into());
-    v.split(',').map(|x| x.trim().parse().with_context(|| format!("{name}={v:?}: numbers"))).collect()
+    v.split(',').filter(|x| !x.trim().is_empty()).map(|x| x.trim().parse().with_context(|| format!("{name}={v:?}: numbers"))).collect()
 }
 
 pub fn run() -> Result<()> {
