@@ -21,7 +21,7 @@ for line in sys.stdin:
         print(m["executable"])' "$name" | tail -1
 }
 cp "$(exe cuzk build --release --features cuda,fixtures --bin cuzk)" .device/cuzk
-cp "$(exe gpu test --release --features cuda --test gpu --no-run)" .device/gpu-tests
+cp "$(exe gpu test --release --features cuda,fixtures --test gpu --no-run)" .device/gpu-tests
 strip .device/cuzk .device/gpu-tests
 if [ "${CUZK_DEVICE_SUPRASEAL:-0}" = 1 ]; then
   scripts/libcuda-stub.sh target/libcuda-stub
