@@ -92,10 +92,10 @@ impl WindowedMsm {
     /// that many.
     pub const WINDOWS_PER_CALL: usize = 3;
 
-    /// Fewer terms than this go to sppark's Pippenger: a window's sort and
-    /// bucket reduction cost more than the windows save (a Winning PoSt's
-    /// H MSM takes several times as long windowed; docs/BENCHMARKS.md).
-    pub const MIN_TERMS: usize = 1 << 21;
+    /// Fewer terms than this go to sppark's Pippenger: each window has a
+    /// cost that does not shrink with the terms, so the windowed MSM wins
+    /// only at the largest sizes (H of a 2^27 domain; docs/BENCHMARKS.md).
+    pub const MIN_TERMS: usize = 1 << 26;
 
     /// The way for `n` terms in `room` bytes.
     pub fn for_terms(n: usize, room: usize) -> Self {
