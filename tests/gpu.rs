@@ -220,18 +220,22 @@ fn windowed_msms_equal_the_cpus_for_every_window_and_mix_of_scalars() {
     let mixes = MIXES.into_iter().map(|(what, kinds)| (what, synthetic_srs::scalars_of_kinds(max, 60, kinds)));
     for (what, all) in mixes.chain([("all equal", equal)]) {
         let on_device_scalars = DeviceScalars::upload(device(), &all).unwrap();
-        for n in [0usize, 1, 33, 1000, 65_537, max] {
+        for n in [0usize, 1, 1000, max] {
             let cpu = msm::msm_g1(&points[..n], &all[..n]);
-            for bits in [10, 16, 22] {
-                let gpu = on_device.msm_g1_windowed(&on_device_scalars, n, way(bits)).unwrap();
-                assert_eq!(gpu, cpu, "windowed G1 MSM, {what}, {n} scalars, windows of {bits} bits");
-            }
+            let gpu = on_device.msm_g1_windowed(&on_device_scalars, n, way(22)).unwrap();
+            assert_eq!(gpu, cpu, "windowed G1 MSM, {what}, {n} scalars");
         }
     }
     let all = scalars(max, 16);
     let on_device_scalars = DeviceScalars::upload(device(), &all).unwrap();
+    for n in [33, 65_537, max] {
+        let cpu = msm::msm_g1(&points[..n], &all[..n]);
+        for bits in [10, 16, 26] {
+            let gpu = on_device.msm_g1_windowed(&on_device_scalars, n, way(bits)).unwrap();
+            assert_eq!(gpu, cpu, "windowed G1 MSM, {n} scalars, windows of {bits} bits");
+        }
+    }
     let cpu = msm::msm_g1(&points, &all);
-    assert_eq!(on_device.msm_g1_windowed(&on_device_scalars, max, way(26)).unwrap(), cpu, "windows of 26 bits");
     let capped = WindowedMsm { max_chunk: 100_000, ..way(16) };
     assert_eq!(on_device.msm_g1_windowed(&on_device_scalars, max, capped).unwrap(), cpu, "chunks of 100000 terms");
     assert!(on_device.msm_g1_windowed(&on_device_scalars, max, way(9)).is_err(), "windows of 9 bits are refused");
