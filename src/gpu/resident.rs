@@ -90,7 +90,7 @@ pub struct WindowedMsm {
 impl WindowedMsm {
     /// Windows computed per call: a more urgent proof waits for at most
     /// that many.
-    pub const WINDOWS_PER_CALL: usize = 3;
+    const WINDOWS_PER_CALL: usize = 3;
 
     /// Fewer terms than this go to sppark's Pippenger: each window has a
     /// cost that does not shrink with the terms, so the windowed MSM wins
@@ -104,7 +104,7 @@ impl WindowedMsm {
 
     /// The window width for `n` terms: about 64 terms per bucket, within
     /// what cuda/ takes.
-    pub fn bits_for(n: usize) -> u32 {
+    fn bits_for(n: usize) -> u32 {
         n.max(1).ilog2().saturating_sub(5).clamp(10, 22)
     }
 

@@ -1,9 +1,10 @@
 //! The CUDA backend on its own and against cuzk's CPU path, on the same inputs:
 //! MSM G1 (2^20..2^27) and G2 (2^20..2^26) over device-resident points (random
 //! scalars, and witness-like ones with Pippenger over all against the split
-//! by scalar; H's MSM is `cuzk bench h-msm`), the H polynomial (three iNTTs, three coset NTTs, one inverse coset NTT, with the
-//! host transfers) at 2^20..2^27, and whole Groth16 proofs of synthetic
-//! circuits. Prints one JSON object. Needs a CUDA device.
+//! by scalar; H's MSM is `cuzk bench h-msm`), the H polynomial (three iNTTs,
+//! three coset NTTs, one inverse coset NTT, with the host transfers) at
+//! 2^20..2^27, and whole Groth16 proofs of synthetic circuits. Prints one
+//! JSON object. Needs a CUDA device.
 //!
 //! `cuzk bench gpu`, in a build with `--features cuda` (env: CUZK_BENCH_RUNS, default 5;
 //! CUZK_BENCH_MAX_LOG caps every size, default 27; CUZK_BENCH_CPU_MAX_LOG caps
@@ -26,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{env_or, h_msm::time};
+use super::{env_or, time};
 
 /// The scalars of a 32 GiB PoRep partition's L MSM (its aux assignment), per
 /// mille zero, one and minus one, as `cuzk bench pieces` measures them.

@@ -28,22 +28,10 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde_json::json;
 
-use super::{env_or, median};
+use super::{env_or, time};
 
 /// The pieces a proof's H MSM runs in (`gpu::prover`'s H_MSM_PIECE).
 const PIECE_LOG: u32 = 25;
-
-/// One warm-up, then the median of `runs` timings of `f`, in seconds.
-pub fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
-    let mut out = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f()?;
-        times.push(t.elapsed().as_secs_f64());
-    }
-    Ok((median(&times).context("no timed run")?, out))
-}
 
 /// The comma-separated numbers of environment variable `name`, or of `default`.
 fn numbers(name: &str, default: &str) -> Result<Vec<u32>> {

@@ -94,6 +94,20 @@ pub fn finish(engine: &Engine, id: JobId) -> Result<()> {
     }
 }
 
+/// One warm-up, then the median of `runs` timings of `f`, in seconds (the
+/// GPU benchmarks' timer).
+#[cfg(feature = "cuda")]
+pub fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
+    let mut out = f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = std::time::Instant::now();
+        out = f()?;
+        times.push(t.elapsed().as_secs_f64());
+    }
+    Ok((median(&times).ok_or_else(|| anyhow!("no timed run"))?, out))
+}
+
 /// The middle value (the upper one of an even count); `None` for no values.
 pub fn median(v: &[f64]) -> Option<f64> {
     let mut v = v.to_vec();
