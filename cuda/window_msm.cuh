@@ -4,10 +4,11 @@
 // window costs one point addition per term). For each window the scalars'
 // signed digits are sorted by bucket (CUB's radix sort); each thread sums an
 // equal share of the sorted terms, so that no thread waits on a long bucket,
-// and a second kernel finishes the buckets cut between two shares; the
-// buckets are then reduced to the window's sum in segments. Terms are taken
-// in chunks that fit the room the caller gives, the buckets carried over
-// from one chunk to the next. One thread per point: G1 only.
+// and the buckets cut between shares are finished by merging their parts a
+// few at a time per thread, level by level; the buckets are then reduced to
+// the window's sum in segments. Terms are taken in chunks that fit the room
+// the caller gives, the buckets carried over from one chunk to the next.
+// One thread per point: G1 only.
 #ifndef CUZK_WINDOW_MSM_CUH
 #define CUZK_WINDOW_MSM_CUH
 
@@ -27,6 +28,9 @@ static constexpr uint32_t MIN_BITS = 10, MAX_BITS = 26;
 
 // The fewest terms a chunk takes, however little the room.
 static constexpr size_t MIN_CHUNK = (size_t)1 << 16;
+
+// Slots one thread of merge_parts takes.
+static constexpr uint32_t GROUP = 32;
 
 // Buckets one thread of reduce_segments reduces.
 static constexpr uint32_t SEGMENT = 64;
@@ -142,26 +146,60 @@ void sum_runs(const uint32_t* keys, const uint32_t* terms, uint32_t n, uint32_t 
     part_keys[2 * t + 1] = tail;
 }
 
-// Slot s holding a run's START part adds the parts after it, up to the one
-// with END, and stores the bucket. Slots between are those parts or empty.
+// One level of the parts' reduction: thread g takes slots [g * GROUP,
+// (g + 1) * GROUP) and does with parts what sum_runs does with terms: a run
+// whose START and END parts both lie there is its bucket's sum, stored in
+// `buckets`; a run cut at either end leaves a part in `out` slot 2g (the
+// group's first run, flagged END if it ends there) or 2g + 1 (its last,
+// flagged START). A level divides the slots by GROUP / 2, so a run over
+// many shares (a skewed window: all scalars equal, or the top window's
+// few buckets) costs a few short chains of additions, not one long one.
 template<class bucket_t>
-__global__ void sum_parts(const typename bucket_t::mem_t* parts, const uint32_t* part_keys,
-                          uint32_t slots, typename bucket_t::mem_t* buckets)
+__launch_bounds__(THREADS) __global__
+void merge_parts(const typename bucket_t::mem_t* parts, const uint32_t* part_keys, uint32_t slots,
+                 typename bucket_t::mem_t* buckets, typename bucket_t::mem_t* out, uint32_t* out_keys)
 {
-    const uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= slots || part_keys[s] == NO_PART || !(part_keys[s] & START))
+    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t lo = g * GROUP;
+    if (lo >= slots)
         return;
-    bucket_t acc = parts[s];
-    for (uint32_t next = s + 1; next < slots; next++) {
-        const uint32_t k = part_keys[next];
+    const uint32_t hi = min(lo + GROUP, slots);
+    uint32_t head = NO_PART, tail = NO_PART;
+    uint32_t key = NO_PART, started = 0;  // the run summed in acc, and its START flag
+    bucket_t acc;
+    for (uint32_t s = lo; s < hi; s++) {
+        const uint32_t k = part_keys[s];
         if (k == NO_PART)
             continue;
-        bucket_t part = parts[next];
-        acc.add(part);
-        if (k & END)
-            break;
+        bucket_t part = parts[s];
+        if (key == NO_PART) {
+            acc = part;
+            key = k & KEY_BITS;
+            started = k & START;
+        } else {
+            acc.add(part);
+        }
+        if (k & END) {
+            if (started) {
+                buckets[key] = acc;
+            } else {
+                out[2 * g] = acc;
+                head = key | END;
+            }
+            key = NO_PART;
+        }
     }
-    buckets[part_keys[s] & KEY_BITS] = acc;
+    if (key != NO_PART) {
+        if (started) {
+            out[2 * g + 1] = acc;
+            tail = key | START;
+        } else {
+            out[2 * g] = acc;
+            head = key;
+        }
+    }
+    out_keys[2 * g] = head;
+    out_keys[2 * g + 1] = tail;
 }
 
 // into[i] += from[i]: a chunk's buckets added to the window's.
@@ -236,8 +274,12 @@ void sum_all(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::
         *out = part[0];
 }
 
+// Slots merge_parts leaves of `slots`: two per group.
+static inline uint32_t merged_slots(uint32_t slots) { return 2 * ((slots + GROUP - 1) / GROUP); }
+
 // The device memory of one chunk of `n` terms: keys and terms twice (the
-// sort's double buffer), the sort's own temporaries, and the run parts.
+// sort's double buffer), the sort's own temporaries, the run parts and
+// their first merge (later merges reuse the two).
 struct chunk_plan_t {
     size_t terms, sort_bytes, threads, bytes;
 };
@@ -248,7 +290,8 @@ static chunk_plan_t chunk_plan(size_t n, uint32_t c, uint32_t threads)
     chunk_plan_t p{n, 0, threads, 0};
     cub::DoubleBuffer<uint32_t> keys(nullptr, nullptr), terms(nullptr, nullptr);
     CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, p.sort_bytes, keys, terms, (int)n, 0, (int)c));
-    p.bytes = 4 * n * sizeof(uint32_t) + p.sort_bytes + 2 * threads * (sizeof(bucket_h) + sizeof(uint32_t));
+    const size_t slots = 2 * (size_t)threads + merged_slots(2 * threads);
+    p.bytes = 4 * n * sizeof(uint32_t) + p.sort_bytes + slots * (sizeof(bucket_h) + sizeof(uint32_t));
     return p;
 }
 
@@ -300,12 +343,12 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
     device_array_t<bucket_h> segments(nsegments), sums(count);
     device_array_t<uint32_t> key_a(plan.terms), key_b(plan.terms), term_a(plan.terms), term_b(plan.terms);
     device_array_t<uint8_t> sort_temp(plan.sort_bytes);
-    device_array_t<bucket_h> parts(2 * plan.threads);
-    device_array_t<uint32_t> part_keys(2 * plan.threads);
+    const uint32_t slots = 2 * (uint32_t)plan.threads;
+    device_array_t<bucket_h> parts(slots), merged(merged_slots(slots));
+    device_array_t<uint32_t> part_keys(slots), merged_keys(merged_slots(slots));
     cub::DoubleBuffer<uint32_t> keys(key_a.ptr, key_b.ptr), terms(term_a.ptr, term_b.ptr);
     const cudaStream_t stream = gpu[2];
     const int blocks = gpu.sm_count() * 4;
-    const uint32_t slots = 2 * (uint32_t)plan.threads;
 
     for (uint32_t j = 0; j < count; j++) {
         CUDA_OK(cudaMemsetAsync(buckets.ptr, 0, nbuckets * sizeof(bucket_h), stream));  // all zero: infinity
@@ -323,8 +366,18 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
             sum_runs<bucket_t><<<run_blocks, RUN_THREADS, 0, stream>>>(
                 keys.Current(), terms.Current(), len, share, nbuckets, points + from, into, parts.ptr, part_keys.ptr);
             CUDA_OK(cudaGetLastError());
-            sum_parts<bucket_t><<<(slots + THREADS - 1) / THREADS, THREADS, 0, stream>>>(parts.ptr, part_keys.ptr, slots, into);
-            CUDA_OK(cudaGetLastError());
+            // Merge the parts level by level, from one buffer to the other,
+            // until one group holds them all: its runs all end there.
+            bucket_h* level[2] = {parts.ptr, merged.ptr};
+            uint32_t* level_keys[2] = {part_keys.ptr, merged_keys.ptr};
+            for (uint32_t left = slots, at = 0;; left = merged_slots(left), at ^= 1) {
+                const uint32_t groups = (left + GROUP - 1) / GROUP;
+                merge_parts<bucket_t><<<(groups + THREADS - 1) / THREADS, THREADS, 0, stream>>>(
+                    level[at], level_keys[at], left, into, level[at ^ 1], level_keys[at ^ 1]);
+                CUDA_OK(cudaGetLastError());
+                if (groups == 1)
+                    break;
+            }
             if (from != 0) {
                 add_buckets<bucket_t><<<blocks, THREADS, 0, stream>>>(buckets.ptr, into, nbuckets);
                 CUDA_OK(cudaGetLastError());
