@@ -6,12 +6,13 @@
 // equal share of the sorted terms, so that no thread waits on a long bucket,
 // and the buckets cut between shares are finished by merging their parts a
 // few at a time per thread, level by level; the buckets are then reduced to
-// the window's sum in segments. Terms are taken in chunks that fit the room
-// the caller gives, the buckets carried over from one chunk to the next.
-// One thread per point: G1 only.
+// the window's sum in segments, and the segments' sums in blocks. Terms are
+// taken in chunks that fit the room the caller gives, the buckets carried
+// over from one chunk to the next. One thread per point: G1 only.
 #ifndef CUZK_WINDOW_MSM_CUH
 #define CUZK_WINDOW_MSM_CUH
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,8 +33,13 @@ static constexpr size_t MIN_CHUNK = (size_t)1 << 16;
 // Slots one thread of merge_parts takes.
 static constexpr uint32_t GROUP = 32;
 
-// Buckets one thread of reduce_segments reduces.
-static constexpr uint32_t SEGMENT = 64;
+// Buckets one thread of reduce_segments reduces, at most and at least: as
+// few as keep about SEGMENTS threads busy (each thread's chain of additions
+// is long, and few threads leave the device idle).
+static constexpr uint32_t MAX_SEGMENT = 64, MIN_SEGMENT = 4, SEGMENTS = 1u << 15;
+
+// Points one thread of sum_blocks adds before its block's tree.
+static constexpr uint32_t SUM_SPAN = 8;
 
 // Threads of sum_runs per block (its launch bounds: enough registers for a
 // bucket and a point per thread), and of the small kernels.
@@ -213,22 +219,28 @@ __global__ void add_buckets(typename bucket_t::mem_t* into, const typename bucke
     }
 }
 
-// out[k] = sum over the segment's buckets i of (i + 1) * buckets[i]: a
+// The segment for `nbuckets` buckets (powers of two both).
+static inline uint32_t segment_of(uint32_t nbuckets)
+{
+    return std::min(MAX_SEGMENT, std::max(MIN_SEGMENT, nbuckets / SEGMENTS));
+}
+
+// out[k] = sum over segment k's buckets i of (i + 1) * buckets[i]: a
 // running sum within the segment, then the segment's plain sum times the
 // buckets below it (double and add).
 template<class bucket_t>
 __launch_bounds__(THREADS) __global__
-void reduce_segments(const typename bucket_t::mem_t* buckets, uint32_t nbuckets,
+void reduce_segments(const typename bucket_t::mem_t* buckets, uint32_t nbuckets, uint32_t segment,
                      typename bucket_t::mem_t* out)
 {
     const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t below = k * SEGMENT;
+    const uint32_t below = k * segment;
     if (below >= nbuckets)
         return;
     bucket_t run, sum;
     run.inf();
     sum.inf();
-    for (uint32_t u = SEGMENT; u--;) {
+    for (uint32_t u = segment; u--;) {
         bucket_t b = buckets[below + u];
         run.add(b);
         sum.add(run);
@@ -245,10 +257,11 @@ void reduce_segments(const typename bucket_t::mem_t* buckets, uint32_t nbuckets,
     out[k] = sum;
 }
 
-// *out = the sum of n points, by one block of THREADS.
+// out[b] = the sum of points [b * THREADS * SUM_SPAN, (b + 1) * THREADS *
+// SUM_SPAN) of the n in `in`, by block b: a span per thread, then a tree.
 template<class bucket_t>
 __launch_bounds__(THREADS) __global__
-void sum_all(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::mem_t* out)
+void sum_blocks(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::mem_t* out)
 {
     using bucket_h = typename bucket_t::mem_t;
     // Raw storage: the point type has constructors, which __shared__ refuses.
@@ -256,7 +269,8 @@ void sum_all(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::
     bucket_h* part = reinterpret_cast<bucket_h*>(raw);
     bucket_t acc;
     acc.inf();
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+    const uint32_t from = blockIdx.x * THREADS * SUM_SPAN, to = min(n, from + THREADS * SUM_SPAN);
+    for (uint32_t i = from + threadIdx.x; i < to; i += THREADS) {
         bucket_t p = in[i];
         acc.add(p);
     }
@@ -271,7 +285,7 @@ void sum_all(const typename bucket_t::mem_t* in, uint32_t n, typename bucket_t::
         __syncthreads();
     }
     if (threadIdx.x == 0)
-        *out = part[0];
+        out[blockIdx.x] = part[0];
 }
 
 // Slots merge_parts leaves of `slots`: two per group.
@@ -313,7 +327,8 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
         return RustError{cudaErrorInvalidValue, "windowed MSM: no such window"};
     if (n >= ((size_t)1 << 31))
         return RustError{cudaErrorInvalidValue, "windowed MSM: 2^31 terms or more"};
-    const uint32_t nbuckets = 1u << (c - 1), nsegments = nbuckets / SEGMENT;
+    const uint32_t nbuckets = 1u << (c - 1), segment = segment_of(nbuckets), nsegments = nbuckets / segment;
+    const uint32_t sum_span = THREADS * SUM_SPAN, nblock_sums = (nsegments + sum_span - 1) / sum_span;
     if (n == 0) {
         for (uint32_t j = 0; j < count; j++)
             out[j].inf();
@@ -326,7 +341,7 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
     // Buckets (twice when chunked: each later chunk's are gathered apart),
     // segment sums and window sums, then the chunks' memory.
     auto fixed_for = [&](size_t terms) {
-        return (size_t)((terms < n ? 2 : 1) * nbuckets + nsegments + count) * sizeof(bucket_h);
+        return (size_t)((terms < n ? 2 : 1) * nbuckets + nsegments + nblock_sums + count) * sizeof(bucket_h);
     };
     chunk_plan_t plan = chunk_plan<bucket_h>(max_chunk != 0 && max_chunk < n ? max_chunk : n, c,
                                              run_blocks * RUN_THREADS);
@@ -340,7 +355,7 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
     const bool chunked = plan.terms < n;
 
     device_array_t<bucket_h> buckets(nbuckets), chunk_buckets(chunked ? nbuckets : 0);
-    device_array_t<bucket_h> segments(nsegments), sums(count);
+    device_array_t<bucket_h> segments(nsegments), block_sums(nblock_sums), sums(count);
     device_array_t<uint32_t> key_a(plan.terms), key_b(plan.terms), term_a(plan.terms), term_b(plan.terms);
     device_array_t<uint8_t> sort_temp(plan.sort_bytes);
     const uint32_t slots = 2 * (uint32_t)plan.threads;
@@ -383,9 +398,11 @@ static RustError window_sums(const gpu_t& gpu, point_t out[], const affine_h* po
                 CUDA_OK(cudaGetLastError());
             }
         }
-        reduce_segments<bucket_t><<<(nsegments + THREADS - 1) / THREADS, THREADS, 0, stream>>>(buckets.ptr, nbuckets, segments.ptr);
+        reduce_segments<bucket_t><<<(nsegments + THREADS - 1) / THREADS, THREADS, 0, stream>>>(buckets.ptr, nbuckets, segment, segments.ptr);
         CUDA_OK(cudaGetLastError());
-        sum_all<bucket_t><<<1, THREADS, 0, stream>>>(segments.ptr, nsegments, sums.ptr + j);
+        sum_blocks<bucket_t><<<nblock_sums, THREADS, 0, stream>>>(segments.ptr, nsegments, block_sums.ptr);
+        CUDA_OK(cudaGetLastError());
+        sum_blocks<bucket_t><<<1, THREADS, 0, stream>>>(block_sums.ptr, nblock_sums, sums.ptr + j);
         CUDA_OK(cudaGetLastError());
     }
     // On the host a bucket's type is its memory layout.

@@ -93,9 +93,9 @@ impl WindowedMsm {
     const WINDOWS_PER_CALL: usize = 3;
 
     /// Fewer terms than this go to sppark's Pippenger: each window has a
-    /// cost that does not shrink with the terms, so the windowed MSM wins
-    /// only at the largest sizes (H of a 2^27 domain; docs/BENCHMARKS.md).
-    pub const MIN_TERMS: usize = 1 << 26;
+    /// cost that does not shrink with the terms (its bucket reduction), so
+    /// the windowed MSM wins from about this size on (docs/BENCHMARKS.md).
+    pub const MIN_TERMS: usize = 1 << 24;
 
     /// The way for `n` terms in `room` bytes.
     pub fn for_terms(n: usize, room: usize) -> Self {
