@@ -61,6 +61,19 @@ extern "C" RustError cuzk_gpu_r1cs_upload_witness(const device_r1cs_t* r1cs, con
     });
 }
 
+// The witness packed by class (words[0..3): ones, others, others before
+// each word; nwords of each; values: the others') rebuilt in d_z; `one` is
+// the field's one. The caller holds the device.
+extern "C" RustError cuzk_gpu_r1cs_upload_packed_witness(const device_r1cs_t* r1cs,
+                                                         const uint32_t* const words[3], size_t nwords,
+                                                         const fr_t* values, size_t nvalues,
+                                                         const fr_t* one, fr_t* d_z)
+{
+    return guarded("uploading a packed witness", [&] {
+        r1cs->upload_packed(d_z, words, nwords, values, nvalues, *one);
+    });
+}
+
 // H of the witness d_z (uploaded by cuzk_gpu_r1cs_upload_witness), a, b and
 // c evaluated on the device from the matrices and never copied; as
 // cuzk_gpu_h_on_device otherwise. *copy_ms is the one-vector plan's trips,

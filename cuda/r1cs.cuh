@@ -47,6 +47,27 @@ static __global__ void gather(fr_t* out, const fr_t* z, const uint32_t* columns,
         out[j] = z[columns[j]];
 }
 
+// z[i] rebuilt from its class (src/circuit/packed_witness.rs): bit i % 32 of
+// word i / 32 of `others` or `ones` says it is neither zero nor one, or
+// one; an other's value is `values`' next, counted from `others_before`.
+static __global__ void unpack_witness(fr_t* z, size_t n, const uint32_t* ones, const uint32_t* others,
+                                      const uint32_t* others_before, const fr_t* values, fr_t one)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const size_t w = i / 32;
+        const uint32_t bit = 1u << (i % 32), other = others[w];
+        fr_t v;
+        if (other & bit)
+            v = values[others_before[w] + __popc(other & (bit - 1))];
+        else if (ones[w] & bit)
+            v = one;
+        else
+            v.zero();
+        z[i] = v;
+    }
+}
+
 // The matrices of one circuit on one device, and the columns of z whose
 // values are the A and B MSM scalars (the queries' densities). The caller
 // (Rust) has checked them: row starts ascend to the term count, columns <
@@ -105,6 +126,27 @@ public:
         htod_staged(gpu.id(), copies, d_z, inputs, num_inputs * sizeof(fr_t));
         htod_staged(gpu.id(), copies, d_z + num_inputs, aux, num_aux * sizeof(fr_t));
         copies.sync();
+    }
+
+    // The witness packed by class (words: ones, others, others before each
+    // word; nwords of each) rebuilt in d_z: the packed bytes copied, a few
+    // percent of z's, and unpacked there. The caller holds the device and
+    // has checked the packing: every word's others are among the values.
+    void upload_packed(fr_t* d_z, const uint32_t* const words[3], size_t nwords, const fr_t* values,
+                       size_t nvalues, const fr_t& one) const
+    {
+        if (nwords != (num_z + 31) / 32)
+            throw cuda_error(cudaErrorInvalidValue, "the packed witness does not fit the matrices");
+        gpu.select();
+        device_array_t<uint32_t> masks(3 * nwords);
+        device_array_t<fr_t> others(std::max<size_t>(nvalues, 1));
+        for (int k = 0; k < 3; k++)
+            htod_staged(gpu, masks.ptr + k * nwords, words[k], nwords * sizeof(uint32_t));
+        htod_staged(gpu, others.ptr, values, nvalues * sizeof(fr_t));
+        unpack_witness<<<gpu.sm_count() * 4, 256, 0, gpu>>>(d_z, num_z, masks.ptr, masks.ptr + nwords,
+                                                          masks.ptr + 2 * nwords, others.ptr, one);
+        CUDA_OK(cudaGetLastError());
+        gpu.sync();
     }
 
     // Enqueues out[0..rows) = matrix m (0: A, 1: B, 2: C) times d_z.

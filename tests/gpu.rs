@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
     api::{porep, post, random_vanilla, sample, snap},
-    circuit::{record, synthesize, synthesize_witness, MulChain, Synthesized},
+    circuit::{record, synthesize, synthesize_witness, Assignment, MulChain, PackedWitness, Synthesized},
     engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
     gpu::{self, Device, DeviceMatrices, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode, WindowedMsm},
     groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
@@ -359,6 +359,15 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
         assert_eq!(proof(what, &pk, None), (true, true), "{what}: the matrices and the witness were not kept on the device");
         assert!(holds_matrices(&pk), "{what}: the engine does not see the matrices on the device");
         assert_eq!(proof(&format!("{what}, matrices already there"), &pk, None), (true, true));
+        // Packed as the engine's synthesis packs a witness for a GPU: a
+        // PoRep witness is bits, a chain's is not.
+        let packed = PackedWitness::pack(&witness);
+        assert_eq!(packed.is_some(), what == "2 KiB PoRep", "{what}: packed or not");
+        if let Some(packed) = packed {
+            let gpu = GpuProver::acquire_among(&pk, None, 0, None).expect("a device").unwrap();
+            let (proof, _) = groth16::prove_timed(&gpu, &pk, Assignment::Witness(witness.clone(), Some(packed)), r, s).unwrap();
+            assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}: the GPU's proof of the packed witness differs from the CPU's");
+        }
         let engine = prove_timed(GpuFailure::Error, Placement::ANY, &pk, witness.clone(), r, s).unwrap();
         assert_eq!((engine.gpu, engine.proof.to_bytes().to_vec()), (Some(0), on_cpu.clone()), "{what}: through the engine's prover");
         // Room for the key's working memory and one NTT vector, not for the

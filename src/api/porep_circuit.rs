@@ -277,7 +277,7 @@ mod tests {
     use super::*;
     use crate::{
         api::{porep, random_vanilla},
-        circuit::{record, synthesize, synthesize_witness},
+        circuit::{record, synthesize, synthesize_witness, PackedWitness},
     };
 
     /// cuzk's pieces and the stock ones of the same C1 output.
@@ -310,6 +310,10 @@ mod tests {
         let (ours, stock) = (ours.swap_remove(1), stock.swap_remove(1));
         let witness = synthesize_witness(ours).unwrap();
         assert!(witness.aux.len() > 7_000_000, "a 32 GiB challenge has {} aux variables", witness.aux.len());
+        // Nearly all bits: packed for a GPU, a few percent of its bytes.
+        let packed = PackedWitness::pack(&witness).expect("a PoRep witness packs");
+        let bytes = (witness.inputs.len() + witness.aux.len()) * 32;
+        assert!(packed.bytes() * 10 < bytes, "{} bytes packed of {bytes}", packed.bytes());
         assert!(witness == synthesize_witness(stock).unwrap());
     }
 }

@@ -2,15 +2,16 @@
 
 use blstrs::Scalar as Fr;
 
-use super::{Synthesized, Witness};
+use super::{PackedWitness, Synthesized, Witness};
 
 pub enum Assignment {
     /// Every constraint evaluated: a, b and c are in host memory.
     Evaluated(Synthesized),
     /// The witness alone: a, b and c are evaluated where the proof runs (on
     /// a GPU, in device memory) from the circuit's recorded matrices, which
-    /// its proving key keeps.
-    Witness(Witness),
+    /// its proving key keeps. With it, where synthesis packed it for a GPU,
+    /// the same witness packed (`PackedWitness::pack` of it).
+    Witness(Witness, Option<PackedWitness>),
 }
 
 impl Assignment {
@@ -18,7 +19,7 @@ impl Assignment {
     pub fn inputs(&self) -> &[Fr] {
         match self {
             Assignment::Evaluated(cs) => &cs.inputs,
-            Assignment::Witness(w) => &w.inputs,
+            Assignment::Witness(w, _) => &w.inputs,
         }
     }
 }
@@ -31,6 +32,6 @@ impl From<Synthesized> for Assignment {
 
 impl From<Witness> for Assignment {
     fn from(w: Witness) -> Self {
-        Assignment::Witness(w)
+        Assignment::Witness(w, None)
     }
 }

@@ -16,7 +16,7 @@ use blstrs::Scalar as Fr;
 #[cfg(any(feature = "cuda", test))]
 use {
     crate::{
-        circuit::{Matrices, Witness},
+        circuit::{Matrices, PackedWitness, Witness},
         groth16::{Backend, G1Query, HTerm, MsmScalars},
     },
     blstrs::{G1Projective, G2Projective},
@@ -183,8 +183,8 @@ impl Backend for StepsRetried<'_, '_> {
         self.retried("H", 0, |be| be.h_term(a, b, c))
     }
 
-    fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
-        self.retried("H", self.h_on_cpu, |be| be.h_term_of_witness(m, w))
+    fn h_term_of_witness(&self, m: &Matrices, w: &Witness, packed: Option<&PackedWitness>) -> Result<HTerm> {
+        self.retried("H", self.h_on_cpu, |be| be.h_term_of_witness(m, w, packed))
     }
 
     fn msm_g1(&self, query: G1Query, scalars: &[Fr]) -> Result<G1Projective> {
@@ -251,7 +251,7 @@ mod tests {
         let (m, w) = record(MulChain { start: Fr::from(5u64), links: 300 }).unwrap();
         let pk: &'static ProvingKey = Box::leak(Box::new(synthetic_srs::key_for(&m.evaluate(w.clone()).unwrap(), 9)));
         let (cpu, failing) = (Cpu(pk), FailsAt("h", Cpu(pk)));
-        let expected = cpu.h_term_of_witness(&m, &w).unwrap().term;
+        let expected = cpu.h_term_of_witness(&m, &w, None).unwrap().term;
         let counter = AtomicU64::new(0);
         let taken = &counter;
         let budget = 1000u64;
@@ -263,10 +263,10 @@ mod tests {
             }))
         };
         let within = StepsRetried { gpu: &failing, cpu: &cpu, host_room: Some(&take), h_on_cpu: budget };
-        assert_eq!(within.h_term_of_witness(&m, &w).unwrap().term, expected);
+        assert_eq!(within.h_term_of_witness(&m, &w, None).unwrap().term, expected);
         assert_eq!(taken.load(Ordering::SeqCst), 0, "the bytes were given back after the step");
         let beyond = StepsRetried { gpu: &failing, cpu: &cpu, host_room: Some(&take), h_on_cpu: budget + 1 };
-        let e = format!("{:#}", beyond.h_term_of_witness(&m, &w).unwrap_err());
+        let e = format!("{:#}", beyond.h_term_of_witness(&m, &w, None).unwrap_err());
         assert!(e.contains("not retried on the CPU") && e.contains("out of memory") && e.contains("no 1001 bytes"), "{e}");
     }
 

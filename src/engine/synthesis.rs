@@ -15,7 +15,7 @@ use std::{
 use anyhow::Result;
 
 use crate::{
-    circuit::{matrices_file, Assignment, Matrices},
+    circuit::{matrices_file, Assignment, Matrices, PackedWitness},
     engine::{
         bulk_pool,
         job::{SynthesisKind, SynthesizeFn},
@@ -27,7 +27,9 @@ use crate::{
 /// `bulk` (C2 and SnapDeals); with `files`, the matrices are read from and
 /// written to `matrices_path(pk)`. A witness goes to the prover as it is
 /// when a GPU will prove it (a, b and c are evaluated in device memory),
-/// else with a, b and c evaluated here, on the synthesis threads.
+/// packed here too where that pays (the GPU copies the packed bytes, and
+/// the synthesis threads, not the proof, spend the time packing), else
+/// with a, b and c evaluated here, on the synthesis threads.
 ///
 /// The wait for another partition's recording happens on the calling
 /// thread, never on a pool thread: a pool thread recording waits in rayon's
@@ -69,7 +71,8 @@ pub(super) fn synthesize(
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
     if gpu_prover {
-        return Ok(witness.into());
+        let packed = run(bulk, || PackedWitness::pack(&witness));
+        return Ok(Assignment::Witness(witness, packed));
     }
     Ok(run(bulk, || matrices.evaluate(witness))?.into())
 }

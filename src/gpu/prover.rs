@@ -21,7 +21,7 @@ use super::{
     sys::MsmSplit,
 };
 use crate::{
-    circuit::{Matrices, Witness},
+    circuit::{Matrices, PackedWitness, Witness},
     groth16::{
         backend::{h_term_from_host_abc, msm_g1_picked_on_host},
         cpu, Backend, G1Query, HTerm, MsmScalars, ProvingKey,
@@ -223,9 +223,10 @@ impl Backend for GpuProver {
 
     /// a, b and c evaluated on the device from the key's matrices, there
     /// from the first witness on, and never copied; where the matrices do
-    /// not fit, evaluated on the CPU and copied in as in `h_term`. The
-    /// witness is uploaded without the device held.
-    fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
+    /// not fit, evaluated on the CPU and copied in as in `h_term`. A packed
+    /// witness is copied and unpacked in the step (its bytes are few); a
+    /// large one that is not is uploaded without the device held.
+    fn h_term_of_witness(&self, m: &Matrices, w: &Witness, packed: Option<&PackedWitness>) -> Result<HTerm> {
         let step = self.step()?;
         let start = Instant::now();
         let room_then = room(self.device, self.budget)?;
@@ -246,7 +247,10 @@ impl Backend for GpuProver {
         plan_in(room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32))?;
         let mut z = on_device.new_witness(&step)?;
         // The copies' time leaves out the wait for the device after them.
-        let (mut step, uploaded) = if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
+        let (mut step, uploaded) = if let Some(p) = packed {
+            on_device.upload_packed(p, &mut z, &step)?;
+            (step, start.elapsed().as_secs_f64())
+        } else if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {
             on_device.upload_witness(w, &mut z)?;
             (step, start.elapsed().as_secs_f64())
         } else {

@@ -8,6 +8,7 @@ use std::{
 
 use anyhow::{ensure, Result};
 use blstrs::Scalar as Fr;
+use ff::Field;
 
 use super::{
     devices::Device,
@@ -15,7 +16,7 @@ use super::{
     scalars::DeviceScalars,
     sys::{self, check, RawR1cs},
 };
-use crate::circuit::{Matrices, Witness};
+use crate::circuit::{Matrices, PackedWitness, Witness};
 
 /// `Matrices` in a device's memory, with the columns of `z = inputs ++ aux`
 /// whose values are the A and B MSM scalars (`Selection`).
@@ -167,6 +168,26 @@ impl DeviceMatrices {
         // matrices' device; `z` is borrowed mutably, so nothing reads it
         // meanwhile.
         check(unsafe { sys::cuzk_gpu_r1cs_upload_witness(self.raw, w.inputs.as_ptr(), w.inputs.len(), w.aux.as_ptr(), w.aux.len(), z.as_mut_ptr()) })
+    }
+
+    /// Rebuilds the witness that `p` packs in `z` (from `new_witness`). The
+    /// caller holds the device's lock: the packed bytes take device memory
+    /// while they are unpacked.
+    pub(super) fn upload_packed(&self, p: &PackedWitness, z: &mut DeviceScalars, _held: &PriorityGuard) -> Result<()> {
+        ensure!(p.len() == self.num_z(), "a packed witness of {} values for {} variables", p.len(), self.num_z());
+        ensure!(z.len() == self.num_z(), "a witness buffer of {} scalars for {} variables", z.len(), self.num_z());
+        let (ones, others, before) = p.words();
+        let words = [ones.as_ptr(), others.as_ptr(), before.as_ptr()];
+        let one = Fr::ONE;
+        // SAFETY: `raw` is live; the three word slices have the same length,
+        // ceil(num_z / 32) (cuda/ checks it), and `p` (made only by
+        // PackedWitness::pack) counts in `before` only others that `values`
+        // holds, so the kernel reads within it; `one` is a scalar in
+        // Montgomery form, as fr_t is; `z` holds num_z scalars on this
+        // device and is borrowed mutably.
+        check(unsafe {
+            sys::cuzk_gpu_r1cs_upload_packed_witness(self.raw, words.as_ptr(), ones.len(), p.values().as_ptr(), p.values().len(), &one, z.as_mut_ptr())
+        })
     }
 
     /// The scalars `which` picks from the witness `z` (from `new_witness`),

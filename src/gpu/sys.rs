@@ -170,6 +170,15 @@ extern "C" {
         num_aux: usize,
         d_z: *mut Fr,
     ) -> sppark::Error;
+    pub fn cuzk_gpu_r1cs_upload_packed_witness(
+        r1cs: RawR1cs,
+        words: *const *const u32,
+        nwords: usize,
+        values: *const Fr,
+        nvalues: usize,
+        one: *const Fr,
+        d_z: *mut Fr,
+    ) -> sppark::Error;
     pub fn cuzk_gpu_h_of_witness(
         r1cs: RawR1cs,
         d_z: *const Fr,

@@ -9,7 +9,7 @@ use blstrs::{G1Projective, G2Projective, Scalar as Fr};
 use once_cell::unsync::OnceCell;
 
 use super::free_later::free_later;
-use crate::circuit::{Density, Matrices, Witness};
+use crate::circuit::{Density, Matrices, PackedWitness, Witness};
 
 /// The G1 queries of a proving key besides H.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,8 +43,9 @@ pub trait Backend {
 
     /// As `h_term`, for witness `w` of the circuit whose recorded matrices
     /// are `m` (its proving key's): a, b and c evaluated first, here on the
-    /// CPU and held only for the step.
-    fn h_term_of_witness(&self, m: &Matrices, w: &Witness) -> Result<HTerm> {
+    /// CPU and held only for the step. `packed`, where given, is `w` packed
+    /// (a GPU copies that instead).
+    fn h_term_of_witness(&self, m: &Matrices, w: &Witness, _packed: Option<&PackedWitness>) -> Result<HTerm> {
         h_term_from_host_abc(self, m, w)
     }
 

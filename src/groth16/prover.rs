@@ -140,11 +140,12 @@ pub fn prove_timed(backend: &dyn Backend, pk: &ProvingKey, input: impl Into<Assi
             free_later((cs.aux.capacity() + cs.inputs.capacity()) * SCALAR_BYTES, cs);
             (proof, StageTimes { h: h_seconds, ..times }, h)
         }
-        Assignment::Witness(w) => {
+        Assignment::Witness(w, packed) => {
             let m = pk.matrices.get().context("a witness to prove, but its proving key has no recorded matrices")?;
             m.check_witness(&w)?;
             check_shape(pk, m.num_constraints(), &scalars_of_witness(&w, m))?;
-            let h = backend.h_term_of_witness(m, &w)?;
+            let h = backend.h_term_of_witness(m, &w, packed.as_ref())?;
+            drop(packed);
             let h_seconds = start.elapsed().as_secs_f64();
             let (proof, times) = prove_after_h(backend, pk, scalars_of_witness(&w, m), h.term, r, s, None)?;
             free_later((w.aux.capacity() + w.inputs.capacity()) * SCALAR_BYTES, w);
