@@ -626,6 +626,9 @@ fn under_a_gpu_memory_budget_too_small_for_the_key_it_streams_with_identical_byt
 #[test]
 fn out_of_device_memory_is_an_error_or_a_cpu_retry_and_frees_what_it_took() {
     let _gpu = exclusive();
+    // Earlier tests' keys, which the hog could not take and the proof would
+    // evict to find room.
+    gpu::drop_unused_keys();
     let (cs, pk, r, s, on_cpu) = chain_of_2_20();
     for stage in ["uploading the key", "proving with the key resident"] {
         let hog = Hog::leaving(12 << 20);

@@ -7,15 +7,11 @@
 
 use blstrs::Scalar as Fr;
 use ff::Field;
-use rayon::prelude::*;
 
 use super::Witness;
 
 /// Values per bitmap word.
 const WORD: usize = 32;
-
-/// Words classified per task.
-const TASK_WORDS: usize = 1 << 11;
 
 /// One value in this many is classified first, to tell whether packing pays.
 const SAMPLE_STRIDE: usize = 997;
@@ -37,13 +33,6 @@ pub struct PackedWitness {
     values: Vec<Fr>,
 }
 
-/// What `pack` found in one task's words.
-struct Classified {
-    ones: Vec<u32>,
-    others: Vec<u32>,
-    values: Vec<Fr>,
-}
-
 /// The ones and others bitmaps of at most `WORD` values, without a branch
 /// per value (a witness's bits are as good as random).
 fn classify(values: &[Fr]) -> (u32, u32) {
@@ -59,7 +48,9 @@ fn classify(values: &[Fr]) -> (u32, u32) {
 impl PackedWitness {
     /// `w` packed, or `None` where too many of its values are neither zero
     /// nor one for packing to pay (a Poseidon witness) or where it has 2^32
-    /// values or more.
+    /// values or more. On the calling thread, one pass over the witness:
+    /// the engine packs on a synthesis worker's own thread, where a join in
+    /// the synthesis pool could wait behind other partitions' pieces.
     pub fn pack(w: &Witness) -> Option<Self> {
         let len = w.inputs.len() + w.aux.len();
         let value = |i: usize| w.inputs.get(i).unwrap_or_else(|| &w.aux[i - w.inputs.len()]);
@@ -70,46 +61,31 @@ impl PackedWitness {
             return None;
         }
         let words = len.div_ceil(WORD);
-        let tasks: Vec<Classified> = (0..words.div_ceil(TASK_WORDS))
-            .into_par_iter()
-            .map(|t| {
-                let span = t * TASK_WORDS..words.min((t + 1) * TASK_WORDS);
-                let mut c = Classified { ones: Vec::with_capacity(span.len()), others: Vec::with_capacity(span.len()), values: Vec::new() };
-                for word in span {
-                    let at = word * WORD..len.min((word + 1) * WORD);
-                    let (ones, others) = match at.start.checked_sub(w.inputs.len()) {
-                        Some(from) => classify(&w.aux[from..at.end - w.inputs.len()]),
-                        None => classify(&at.clone().map(|i| *value(i)).collect::<Vec<_>>()),
-                    };
-                    // Others are few: their values are picked by their bits.
-                    let mut rest = others;
-                    while rest != 0 {
-                        c.values.push(*value(at.start + rest.trailing_zeros() as usize));
-                        rest &= rest - 1;
-                    }
-                    c.ones.push(ones);
-                    c.others.push(others);
-                }
-                c
-            })
-            .collect();
         let mut packed = Self {
             len,
             ones: Vec::with_capacity(words),
             others: Vec::with_capacity(words),
             others_before: Vec::with_capacity(words),
-            values: Vec::with_capacity(tasks.iter().map(|c| c.values.len()).sum()),
+            values: Vec::with_capacity((others + 1) * SAMPLE_STRIDE),
         };
         let mut before = 0u32;
-        for c in tasks {
-            for &word in &c.others {
-                packed.others_before.push(before);
-                // At most `len` < 2^32 in all.
-                before += word.count_ones();
+        for word in 0..words {
+            let at = word * WORD..len.min((word + 1) * WORD);
+            let (ones, others) = match at.start.checked_sub(w.inputs.len()) {
+                Some(from) => classify(&w.aux[from..at.end - w.inputs.len()]),
+                None => classify(&at.clone().map(|i| *value(i)).collect::<Vec<_>>()),
+            };
+            // Others are few: their values are picked by their bits.
+            let mut rest = others;
+            while rest != 0 {
+                packed.values.push(*value(at.start + rest.trailing_zeros() as usize));
+                rest &= rest - 1;
             }
-            packed.ones.extend_from_slice(&c.ones);
-            packed.others.extend_from_slice(&c.others);
-            packed.values.extend_from_slice(&c.values);
+            packed.ones.push(ones);
+            packed.others.push(others);
+            packed.others_before.push(before);
+            // At most `len` < 2^32 in all.
+            before += others.count_ones();
         }
         Some(packed)
     }
@@ -176,11 +152,10 @@ mod tests {
     }
 
     /// Packed and rebuilt, a witness of bits and a few others is itself, at
-    /// every length around a word and a task, the inputs' end anywhere.
+    /// every length around a word, the inputs' end anywhere.
     #[test]
     fn a_packed_witness_rebuilds_its_values() {
-        let task = WORD * TASK_WORDS;
-        for (inputs, aux) in [(1, 0), (1, 31), (3, 29), (1, 32), (5, 100), (1, task - 1), (7, task), (33, 3 * task + 17)] {
+        for (inputs, aux) in [(1, 0), (1, 31), (3, 29), (1, 32), (5, 100), (33, 65_519), (40, 100_000)] {
             let w = witness(inputs, aux, 50, (inputs * 1000 + aux) as u64);
             let p = PackedWitness::pack(&w).expect("a witness of bits packs");
             let z: Vec<Fr> = w.inputs.iter().chain(&w.aux).copied().collect();

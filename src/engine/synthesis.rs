@@ -28,8 +28,9 @@ use crate::{
 /// written to `matrices_path(pk)`. A witness goes to the prover as it is
 /// when a GPU will prove it (a, b and c are evaluated in device memory),
 /// packed here too where that pays (the GPU copies the packed bytes, and
-/// the synthesis threads, not the proof, spend the time packing), else
-/// with a, b and c evaluated here, on the synthesis threads.
+/// synthesis, not the proof, spends the time packing: on this thread, not
+/// in the pool), else with a, b and c evaluated here, on the synthesis
+/// threads.
 ///
 /// The wait for another partition's recording happens on the calling
 /// thread, never on a pool thread: a pool thread recording waits in rayon's
@@ -71,7 +72,7 @@ pub(super) fn synthesize(
         (None, None) => unreachable!("a partition recorded gives its witness"),
     };
     if gpu_prover {
-        let packed = run(bulk, || PackedWitness::pack(&witness));
+        let packed = PackedWitness::pack(&witness);
         return Ok(Assignment::Witness(witness, packed));
     }
     Ok(run(bulk, || matrices.evaluate(witness))?.into())
