@@ -1,9 +1,9 @@
 //! A witness packed for its trip to a device. Most of a PoRep witness is
 //! bits (SHA-256's), so each value of z = inputs ++ aux goes as its class,
 //! zero, one or other, in two bitmaps, and only the others' values go
-//! whole: a few percent of the bytes, where the copy of the whole witness
-//! would leave the device idle for a tenth of a proof. The device rebuilds
-//! z from them (cuda/r1cs.cuh's unpack_witness).
+//! whole: a few percent of the bytes, so the copy that opens a proof's H
+//! step, the device idle meanwhile, is short. The device rebuilds z from
+//! them (cuda/r1cs.cuh's unpack_witness).
 
 use blstrs::Scalar as Fr;
 use ff::Field;
