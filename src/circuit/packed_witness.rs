@@ -33,6 +33,13 @@ pub struct PackedWitness {
     values: Vec<Fr>,
 }
 
+/// An empty vector with room for `n`, if the host has it.
+fn room<T>(n: usize) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    Some(v)
+}
+
 /// The ones and others bitmaps of at most `WORD` values, without a branch
 /// per value (a witness's bits are as good as random).
 fn classify(values: &[Fr]) -> (u32, u32) {
@@ -47,10 +54,11 @@ fn classify(values: &[Fr]) -> (u32, u32) {
 
 impl PackedWitness {
     /// `w` packed, or `None` where too many of its values are neither zero
-    /// nor one for packing to pay (a Poseidon witness) or where it has 2^32
-    /// values or more. On the calling thread, one pass over the witness:
-    /// the engine packs on a synthesis worker's own thread, where a join in
-    /// the synthesis pool could wait behind other partitions' pieces.
+    /// nor one for packing to pay (a Poseidon witness), where it has 2^32
+    /// values or more, or where host memory has no room for the packing (the
+    /// witness then goes whole). On the calling thread, one pass over the
+    /// witness: the engine packs on a synthesis worker's own thread, where a
+    /// join in the synthesis pool could wait behind other partitions' pieces.
     pub fn pack(w: &Witness) -> Option<Self> {
         let len = w.inputs.len() + w.aux.len();
         let value = |i: usize| w.inputs.get(i).unwrap_or_else(|| &w.aux[i - w.inputs.len()]);
@@ -63,10 +71,10 @@ impl PackedWitness {
         let words = len.div_ceil(WORD);
         let mut packed = Self {
             len,
-            ones: Vec::with_capacity(words),
-            others: Vec::with_capacity(words),
-            others_before: Vec::with_capacity(words),
-            values: Vec::with_capacity((others + 1) * SAMPLE_STRIDE),
+            ones: room(words)?,
+            others: room(words)?,
+            others_before: room(words)?,
+            values: room((others + 1) * SAMPLE_STRIDE)?,
         };
         let mut before = 0u32;
         for word in 0..words {
@@ -78,6 +86,10 @@ impl PackedWitness {
             // Others are few: their values are picked by their bits.
             let mut rest = others;
             while rest != 0 {
+                if packed.values.len() == packed.values.capacity() {
+                    // More others than the sample showed: room doubled.
+                    packed.values.try_reserve(packed.values.len().max(WORD)).ok()?;
+                }
                 packed.values.push(*value(at.start + rest.trailing_zeros() as usize));
                 rest &= rest - 1;
             }
@@ -166,6 +178,18 @@ mod tests {
                 assert!(p.bytes() * 10 < z.len() * 32, "{} bytes packed for {} values", p.bytes(), z.len());
             }
         }
+    }
+
+    /// Others the sample misses (between its points) still all go in.
+    #[test]
+    fn others_beyond_the_samples_estimate_are_packed() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let aux: Vec<Fr> = (0..200_000).map(|i| if (1..=100).contains(&(i % SAMPLE_STRIDE)) { Fr::random(&mut rng) } else { Fr::ONE }).collect();
+        let w = Witness { inputs: vec![Fr::ONE], aux };
+        let p = PackedWitness::pack(&w).expect("a tenth other: packed");
+        assert!(p.values().len() > 10 * SAMPLE_STRIDE, "{} others", p.values().len());
+        let z: Vec<Fr> = w.inputs.iter().chain(&w.aux).copied().collect();
+        assert_eq!(unpack(&p), z);
     }
 
     /// A witness mostly of other values (Poseidon's), or none, is not packed.
