@@ -15,9 +15,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
-    api::{porep, post, random_vanilla, sample, snap},
+    api::{params, porep, post, random_vanilla, sample, snap},
     circuit::{record, synthesize, synthesize_witness, Assignment, MulChain, PackedWitness, Synthesized},
-    engine::prover::{prove_timed, prove_under, GpuFailure, Placement},
+    engine::{
+        self,
+        prover::{prove_timed, prove_under, GpuFailure, Placement},
+    },
     gpu::{self, Device, DeviceMatrices, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode, WindowedMsm},
     groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
@@ -391,6 +394,27 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
     drop(hog);
     assert_eq!(tight.gpu, Some(0));
     assert_eq!(tight.proof.to_bytes().to_vec(), on_cpu, "one-vector plan of a witness");
+}
+
+/// The engine's own C2 of a sealed 2 KiB sector on the device: its synthesis
+/// packs each partition's witness, the GPU unpacks it and proves, and the
+/// proof (verified by the engine before it returns) verifies with stock.
+#[test]
+fn a_2kib_c2_through_the_engine_crosses_packed_and_verifies_with_stock() {
+    let _gpu = exclusive();
+    params::use_local_cache_unless_set();
+    params::generate(2048, &[params::Family::PoRep]).expect("generating 2 KiB PoRep parameters");
+    let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let s = sample::seal_sector_in_temp(rp, 27).unwrap();
+    let engine = engine::global().unwrap();
+    let (before, busy) = (engine.status().counters, engine::devices::gpu_status()[0].busy_seconds);
+    let proof = porep::seal_commit_phase2(&engine::CallContext::blocking(), &s.c1_json, s.sector_id, s.prover_id).unwrap();
+    assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
+    let after = engine.status().counters;
+    let partitions = after.partitions_proved - before.partitions_proved;
+    assert!(partitions > 0, "no partition proved");
+    assert_eq!(after.witnesses_packed - before.witnesses_packed, partitions, "a witness went whole");
+    assert!(engine::devices::gpu_status()[0].busy_seconds > busy, "the device did not prove");
 }
 
 /// Whether the engine counts a witness under `pk` alone: device 0 holds the

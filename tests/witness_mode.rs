@@ -46,6 +46,9 @@ fn c2_proves_from_recorded_matrices_kept_in_a_file_and_verifies_with_stock() {
     let s = common::sealed_2kib(71);
     let proof = porep::seal_commit_phase2(&engine::CallContext::blocking(), &s.c1_json, s.sector_id, s.prover_id).unwrap();
     assert!(porep::verify_seal(rp, s.comm_r, s.comm_d, s.prover_id, s.ticket, s.seed, s.sector_id, &proof).unwrap());
+    let counters = engine::global().unwrap().status().counters;
+    assert!(counters.partitions_synthesized > 0);
+    assert_eq!(counters.witnesses_packed, 0, "no GPU: a, b and c are evaluated on the host, nothing is packed");
     let pk = KeyOf::Seal(rp).load().unwrap();
     let circuits = porep::partition_circuits::<SectorShape2KiB>(porep::parse_c1(&s.c1_json).unwrap()).unwrap();
     for (k, c) in circuits.circuits.into_iter().enumerate() {

@@ -38,6 +38,12 @@ const H_MSM_PIECE: usize = 1 << 25;
 /// PoSt's); a larger one is uploaded without the device held.
 const UPLOAD_IN_STEP_BYTES: usize = 32 << 20;
 
+/// A packed witness of at most this many bytes is copied and unpacked
+/// within its H step (a real PoRep or SnapDeals partition's, ~1% other
+/// values, is well under it); one with more others goes whole, uploaded
+/// without the device held, so a packing never holds the device long.
+const PACKED_IN_STEP_BYTES: usize = 256 << 20;
+
 /// Keys of fewer H points than this are proved holding the device from the
 /// first step to the last: such a proof's steps take a fraction of one step
 /// of a large proof, which could otherwise slip in between two of them (a
@@ -224,8 +230,8 @@ impl Backend for GpuProver {
     /// a, b and c evaluated on the device from the key's matrices, there
     /// from the first witness on, and never copied; where the matrices do
     /// not fit, evaluated on the CPU and copied in as in `h_term`. A packed
-    /// witness is copied and unpacked in the step (its bytes are few); a
-    /// large one that is not is uploaded without the device held.
+    /// witness is copied and unpacked in the step where its bytes are few; a
+    /// large one that is not is uploaded whole without the device held.
     fn h_term_of_witness(&self, m: &Matrices, w: &Witness, packed: Option<&PackedWitness>) -> Result<HTerm> {
         let step = self.step()?;
         let start = Instant::now();
@@ -247,7 +253,7 @@ impl Backend for GpuProver {
         plan_in(room(self.device, self.budget)?.saturating_sub(on_device.num_z() * 32))?;
         let mut z = on_device.new_witness(&step)?;
         // The copies' time leaves out the wait for the device after them.
-        let (mut step, uploaded) = if let Some(p) = packed {
+        let (mut step, uploaded) = if let Some(p) = packed.filter(|p| p.bytes() <= PACKED_IN_STEP_BYTES) {
             on_device.upload_packed(p, &mut z, &step)?;
             (step, start.elapsed().as_secs_f64())
         } else if z.len() * 32 <= UPLOAD_IN_STEP_BYTES {

@@ -58,6 +58,9 @@ pub struct Counters {
     pub jobs_cancelled: u64,
     pub partitions_synthesized: u64,
     pub partitions_proved: u64,
+    /// Partitions whose witness went to a GPU packed by class (zero, one,
+    /// other: a few percent of its bytes).
+    pub witnesses_packed: u64,
     /// Syntheses and proofs that overran their time limit (their jobs failed).
     pub workers_abandoned: u64,
     /// Summed over partitions: synthesis, time in the ready queue, proving

@@ -80,6 +80,7 @@ pub(super) fn synthesis_worker(shared: &Arc<Shared>, worker: usize) {
         match result {
             Ok(cs) if st.accepting(key.job).is_some() => {
                 st.counters.partitions_synthesized += 1;
+                st.counters.witnesses_packed += u64::from(matches!(cs, Assignment::Witness(_, Some(_))));
                 st.record(shared.started, key, Stage::SynthesisEnd, worker);
                 st.ready.insert(key, Ready { cs, public_inputs, bytes, shares, since: Instant::now() });
                 shared.prover_cv.notify_one();
