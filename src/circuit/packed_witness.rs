@@ -33,11 +33,30 @@ pub struct PackedWitness {
     values: Vec<Fr>,
 }
 
+/// Threads that pack one witness: one thread's pass runs at its core's
+/// memory bandwidth, a fraction of the host's.
+const THREADS: usize = 4;
+
+/// Bitmap words below which a part of the witness is not worth a thread.
+const MIN_PART_WORDS: usize = 1 << 10;
+
 /// An empty vector with room for `n`, if the host has it.
 fn room<T>(n: usize) -> Option<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).ok()?;
     Some(v)
+}
+
+/// `n` zero words, if the host has room for them.
+fn zeros(n: usize) -> Option<Vec<u32>> {
+    let mut v = room(n)?;
+    v.resize(n, 0);
+    Some(v)
+}
+
+/// Value `i` of z = inputs ++ aux.
+fn value(w: &Witness, i: usize) -> &Fr {
+    w.inputs.get(i).unwrap_or_else(|| &w.aux[i - w.inputs.len()])
 }
 
 /// The ones and others bitmaps of at most `WORD` values, without a branch
@@ -52,54 +71,75 @@ fn classify(values: &[Fr]) -> (u32, u32) {
     (ones, others)
 }
 
+/// Words `first..first + ones.len()` of `w`'s bitmaps, `before` counting
+/// the others from the part's start; its other values, in order, in a
+/// vector that starts with room for `expected` (`None`: no room left).
+fn pack_part(w: &Witness, first: usize, ones: &mut [u32], others: &mut [u32], before: &mut [u32], expected: usize) -> Option<Vec<Fr>> {
+    let len = w.inputs.len() + w.aux.len();
+    let mut values = room(expected)?;
+    for (k, ((ones, others), before)) in ones.iter_mut().zip(others.iter_mut()).zip(before.iter_mut()).enumerate() {
+        let at = (first + k) * WORD..len.min((first + k + 1) * WORD);
+        (*ones, *others) = match at.start.checked_sub(w.inputs.len()) {
+            Some(from) => classify(&w.aux[from..at.end - w.inputs.len()]),
+            None => classify(&at.clone().map(|i| *value(w, i)).collect::<Vec<_>>()),
+        };
+        // Fewer than 2^32 values in all (`pack` checks).
+        *before = values.len() as u32;
+        // Others are few: their values are picked by their bits.
+        let mut rest = *others;
+        while rest != 0 {
+            if values.len() == values.capacity() {
+                // More others than the sample showed: room doubled.
+                values.try_reserve(values.len().max(WORD)).ok()?;
+            }
+            values.push(*value(w, at.start + rest.trailing_zeros() as usize));
+            rest &= rest - 1;
+        }
+    }
+    Some(values)
+}
+
 impl PackedWitness {
     /// `w` packed, or `None` where too many of its values are neither zero
     /// nor one for packing to pay (a Poseidon witness), where it has 2^32
     /// values or more, or where host memory has no room for the packing (the
-    /// witness then goes whole). On the calling thread, one pass over the
-    /// witness: the engine packs on a synthesis worker's own thread, where a
-    /// join in the synthesis pool could wait behind other partitions' pieces.
+    /// witness then goes whole). A few threads of its own pack a large
+    /// witness, in parts: the engine packs on a synthesis worker, where a
+    /// join in the synthesis pool could wait behind other partitions'
+    /// pieces.
     pub fn pack(w: &Witness) -> Option<Self> {
         let len = w.inputs.len() + w.aux.len();
-        let value = |i: usize| w.inputs.get(i).unwrap_or_else(|| &w.aux[i - w.inputs.len()]);
         let is_other = |v: &Fr| *v != Fr::ZERO && *v != Fr::ONE;
         let sampled = len.div_ceil(SAMPLE_STRIDE);
-        let others = (0..len).step_by(SAMPLE_STRIDE).filter(|&i| is_other(value(i))).count();
+        let others = (0..len).step_by(SAMPLE_STRIDE).filter(|&i| is_other(value(w, i))).count();
         if len == 0 || u32::try_from(len).is_err() || others as f64 > MAX_OTHER_SHARE * sampled as f64 {
             return None;
         }
         let words = len.div_ceil(WORD);
-        let mut packed = Self {
-            len,
-            ones: room(words)?,
-            others: room(words)?,
-            others_before: room(words)?,
-            values: room((others + 1) * SAMPLE_STRIDE)?,
-        };
-        let mut before = 0u32;
-        for word in 0..words {
-            let at = word * WORD..len.min((word + 1) * WORD);
-            let (ones, others) = match at.start.checked_sub(w.inputs.len()) {
-                Some(from) => classify(&w.aux[from..at.end - w.inputs.len()]),
-                None => classify(&at.clone().map(|i| *value(i)).collect::<Vec<_>>()),
-            };
-            // Others are few: their values are picked by their bits.
-            let mut rest = others;
-            while rest != 0 {
-                if packed.values.len() == packed.values.capacity() {
-                    // More others than the sample showed: room doubled.
-                    packed.values.try_reserve(packed.values.len().max(WORD)).ok()?;
-                }
-                packed.values.push(*value(at.start + rest.trailing_zeros() as usize));
-                rest &= rest - 1;
-            }
-            packed.ones.push(ones);
-            packed.others.push(others);
-            packed.others_before.push(before);
+        let (mut ones, mut other_bits, mut others_before) = (zeros(words)?, zeros(words)?, zeros(words)?);
+        let per = words.div_ceil(THREADS.min(words.div_ceil(MIN_PART_WORDS)));
+        let expected = ((others + 1) * SAMPLE_STRIDE).div_ceil(words.div_ceil(per));
+        let parts: Vec<Vec<Fr>> = std::thread::scope(|s| {
+            let parts = ones.chunks_mut(per).zip(other_bits.chunks_mut(per)).zip(others_before.chunks_mut(per));
+            let spawned: Vec<_> = parts
+                .enumerate()
+                .map(|(k, ((ones, others), before))| {
+                    std::thread::Builder::new()
+                        .name("cuzk-pack".into())
+                        .spawn_scoped(s, move || pack_part(w, k * per, ones, others, before, expected))
+                })
+                .collect();
+            spawned.into_iter().map(|part| part.ok()?.join().ok()?).collect::<Option<_>>()
+        })?;
+        // Each part counted its others from its own start.
+        let mut values = room(parts.iter().map(Vec::len).sum())?;
+        for (part, before) in parts.iter().zip(others_before.chunks_mut(per)) {
             // At most `len` < 2^32 in all.
-            before += others.count_ones();
+            let offset = values.len() as u32;
+            before.iter_mut().for_each(|b| *b += offset);
+            values.extend_from_slice(part);
         }
-        Some(packed)
+        Some(Self { len, ones, others: other_bits, others_before, values })
     }
 
     /// Values of z.
@@ -190,6 +230,21 @@ mod tests {
         assert!(p.values().len() > 10 * SAMPLE_STRIDE, "{} others", p.values().len());
         let z: Vec<Fr> = w.inputs.iter().chain(&w.aux).copied().collect();
         assert_eq!(unpack(&p), z);
+    }
+
+    /// Packed by several threads, each part's count of others joins up with
+    /// the parts' before it, also across parts without others: others in
+    /// the first and the last part only, or in the last only.
+    #[test]
+    fn a_witness_packed_in_parts_rebuilds_its_values() {
+        let n = THREADS * MIN_PART_WORDS * WORD + 77;
+        for first_too in [true, false] {
+            let other = |i: usize| i % 7 == 0 && (i >= n - n / 8 || (first_too && i < n / 8));
+            let w = Witness { inputs: vec![Fr::ONE], aux: (1..n).map(|i| if other(i) { Fr::from(i as u64 + 2) } else { Fr::from((i % 2) as u64) }).collect() };
+            let p = PackedWitness::pack(&w).expect("bits and a few others pack");
+            let z: Vec<Fr> = w.inputs.iter().chain(&w.aux).copied().collect();
+            assert_eq!(unpack(&p), z, "others in the first part too: {first_too}");
+        }
     }
 
     /// A witness mostly of other values (Poseidon's), or none, is not packed.

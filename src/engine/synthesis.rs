@@ -28,9 +28,9 @@ use crate::{
 /// written to `matrices_path(pk)`. A witness goes to the prover as it is
 /// when a GPU will prove it (a, b and c are evaluated in device memory),
 /// packed here too where that pays (the GPU copies the packed bytes, and
-/// synthesis, not the proof, spends the time packing: on this thread, not
-/// in the pool), else with a, b and c evaluated here, on the synthesis
-/// threads.
+/// synthesis, not the proof, spends the time packing: on threads of its
+/// own, not in the pool), else with a, b and c evaluated here, on the
+/// synthesis threads.
 ///
 /// The wait for another partition's recording happens on the calling
 /// thread, never on a pool thread: a pool thread recording waits in rayon's
