@@ -11,11 +11,13 @@
 //! (docs/GPU.md). CI builds them and runs the CPU tests of the `cuda` build.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar as Fr};
 use cuzk::{
-    api::{params, porep, post, random_vanilla, sample, snap},
+    api::{porep, post, random_vanilla, sample, snap},
     circuit::{record, synthesize, synthesize_witness, Assignment, MulChain, PackedWitness, Synthesized},
     engine::{
         self,
@@ -402,10 +404,8 @@ fn witnesses_prove_with_abc_evaluated_on_the_device_and_cpu_bytes() {
 #[test]
 fn a_2kib_c2_through_the_engine_crosses_packed_and_verifies_with_stock() {
     let _gpu = exclusive();
-    params::use_local_cache_unless_set();
-    params::generate(2048, &[params::Family::PoRep]).expect("generating 2 KiB PoRep parameters");
     let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
-    let s = sample::seal_sector_in_temp(rp, 27).unwrap();
+    let s = common::sealed_2kib(27);
     let engine = engine::global().unwrap();
     let (before, busy) = (engine.status().counters, engine::devices::gpu_status()[0].busy_seconds);
     let proof = porep::seal_commit_phase2(&engine::CallContext::blocking(), &s.c1_json, s.sector_id, s.prover_id).unwrap();
