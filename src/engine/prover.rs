@@ -39,13 +39,13 @@ pub fn prove_under(policy: GpuFailure, pk: &Arc<ProvingKey>, cs: impl Into<Assig
     prove_timed(policy, Placement::ANY, pk, cs, r, s).map(|t| t.proof)
 }
 
-/// Puts `pk`, and its recorded matrices if it has them, on a free GPU now,
-/// where there is one and they fit, so that the first proof under it does
-/// not pay the upload.
+/// Puts `pk`, and its recorded matrices if it has them, on a GPU that `on`
+/// allows now, as the proofs placed there will find it (within their GPU
+/// memory budget), so that the first proof under it does not pay the upload.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
-pub fn warm(pk: &Arc<ProvingKey>) -> Result<()> {
+pub fn warm(pk: &Arc<ProvingKey>, on: Placement) -> Result<()> {
     #[cfg(feature = "cuda")]
-    if let Some(gpu) = crate::gpu::GpuProver::acquire(pk) {
+    if let Some(gpu) = crate::gpu::GpuProver::acquire_among(pk, on.gpus, on.rank, on.gpu_memory_budget) {
         let gpu = gpu?;
         if let Some(m) = pk.matrices.get() {
             gpu.upload_matrices(m)?;

@@ -89,7 +89,7 @@ impl GpuProver {
         device.proofs.fetch_add(1, Ordering::Relaxed);
         // A new key is sized against the free memory under the device's
         // lock, so that no other proof's step holds working memory meanwhile.
-        let key = key_cached(device, pk).map_or_else(|| key_on(device, pk, budget, &device.hold(rank)?), Ok);
+        let key = key_cached(device, pk, budget).map_or_else(|| key_on(device, pk, budget, &device.hold(rank)?), Ok);
         let held = (pk.h.len() < HOLD_WHOLE_PROOF_BELOW).then(|| Mutex::new(None));
         Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None), held }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);

@@ -227,6 +227,9 @@ pub fn g2_query(device: c_int, points: &[G2Affine], resident: bool) -> Result<Qu
 pub struct DeviceKey {
     pub device: c_int,
     pub resident: bool,
+    /// The GPU memory budget it was placed under: under another, an idle
+    /// key is placed anew.
+    placed_under: Option<u64>,
     /// Device bytes it holds between proofs (0 when streamed).
     bytes: usize,
     pub h: Query,
@@ -245,10 +248,11 @@ pub struct DeviceKey {
 }
 
 impl DeviceKey {
-    fn upload(device: c_int, pk: Arc<ProvingKey>, resident: bool) -> Result<Self> {
+    fn upload(device: c_int, pk: Arc<ProvingKey>, resident: bool, placed_under: Option<u64>) -> Result<Self> {
         Ok(Self {
             device,
             resident,
+            placed_under,
             bytes: if resident { resident_bytes(&pk) } else { 0 },
             h: g1_query(device, &pk.h, resident)?,
             l: g1_query(device, &pk.l, resident)?,
@@ -368,13 +372,18 @@ fn room_within(free: usize, budget: Option<u64>, kept: usize) -> usize {
     }
 }
 
-/// `pk` on `device` if it is there already (most recently used now). Needs
-/// no device lock: a proof of a key on the device starts without waiting
-/// for another proof's step.
-pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>) -> Option<Arc<DeviceKey>> {
+/// `pk` on `device` if it is there already (most recently used now), placed
+/// under `budget`, or in use by a proof (placed anew once idle). Needs no
+/// device lock: a proof of a key on the device starts without waiting for
+/// another proof's step.
+pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>) -> Option<Arc<DeviceKey>> {
     let mut keys = keys();
     let at = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk))?;
     let key = keys.remove(at);
+    if key.placed_under != budget && Arc::strong_count(&key) == 1 {
+        log::info!("cuzk: GPU {}: the GPU memory budget changed: the key is placed anew", device.index);
+        return None;
+    }
     keys.push(key.clone());
     Some(key)
 }
@@ -399,7 +408,7 @@ pub fn matrices_on_all(gpus: &[usize], pk: &Arc<ProvingKey>) -> bool {
 /// holds the device's lock (`_held`), so no proof step's working memory is
 /// counted as taken for good.
 pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
-    if let Some(key) = key_cached(device, pk) {
+    if let Some(key) = key_cached(device, pk, budget) {
         return Ok(key);
     }
     let mut keys = keys();
@@ -424,7 +433,7 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held:
         );
     }
     let key = Arc::new(
-        DeviceKey::upload(device.index, pk.clone(), resident)
+        DeviceKey::upload(device.index, pk.clone(), resident, budget)
             .with_context(|| format!("uploading the proving key to GPU {}", device.index))?,
     );
     keys.push(key.clone());

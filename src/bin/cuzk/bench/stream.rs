@@ -19,8 +19,10 @@
 //! stream, default 2), CUZK_BENCH_PARTITIONS
 //! (the first partitions of each, default all), CUZK_BENCH_PROBES
 //! (Winning PoSt proofs, idle and under load, default 3), CUZK_BENCH_PROBE_GAP_S
-//! (seconds between probes under load, default 5), CUZK_BENCH_SVG; engine
-//! settings from CUZK_* (docs/CONFIG.md; the circuit's matrices are
+//! (seconds between probes under load, default 5), CUZK_BENCH_SVG,
+//! CUZK_BENCH_GPU_BUDGETS (comma-separated GPU memory budgets, `all` for
+//! none: one stream under each, over the same keys, reported as `runs`);
+//! engine settings from CUZK_* (docs/CONFIG.md; the circuit's matrices are
 //! recorded before the stream, from the partition that sizes the key).
 
 use std::{
@@ -32,6 +34,7 @@ use std::{
 };
 
 use anyhow::{bail, Context, Result};
+use blstrs::Scalar as Fr;
 use cuzk::{
     api::{porep, random_vanilla, snap},
     circuit::{synthesize, Matrices, Pieces, Synthesized, Whole},
@@ -47,6 +50,7 @@ use filecoin_proofs::{SectorShape2KiB, SectorShape32GiB, SectorShape512MiB};
 use filecoin_proofs_api::{RegisteredPoStProof, RegisteredSealProof, RegisteredUpdateProof};
 use serde_json::{json, Value};
 use storage_proofs_core::merkle::MerkleTreeTrait;
+use storage_proofs_post::fallback::FallbackPoStCircuit;
 use storage_proofs_update::constants::TreeRHasher;
 
 use super::{env_or, finish, median, median_at, timeline, usage, Usage};
@@ -78,9 +82,10 @@ fn run_shape<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(
     let proof = std::env::var("CUZK_BENCH_PROOF").unwrap_or_else(|_| "porep".into());
     let sectors = env_or("CUZK_BENCH_SECTORS", 2)?;
     let cap = env_or("CUZK_BENCH_PARTITIONS", usize::MAX)?;
-    let inputs = match proof.as_str() {
-        "porep" => porep_inputs::<Tree>(seal, sectors, cap)?,
-        "snap" => snap_inputs::<Tree>(update, sectors, cap)?,
+    // Built anew for each run: a partition's synthesis is consumed by it.
+    let inputs = || match proof.as_str() {
+        "porep" => porep_inputs::<Tree>(seal, sectors, cap),
+        "snap" => snap_inputs::<Tree>(update, sectors, cap),
         other => bail!("CUZK_BENCH_PROOF={other:?}: porep or snap"),
     };
     run_typed::<Tree>(sector, inputs, winning)
@@ -180,15 +185,43 @@ fn key_for(cs: &cuzk::circuit::Synthesized) -> Arc<ProvingKey> {
     Arc::new(synthetic_srs::key_for(cs, u64::from(log)))
 }
 
-fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs, winning: RegisteredPoStProof) -> Result<()> {
-    let probes = env_or("CUZK_BENCH_PROBES", 3)?;
-    let gap = Duration::from_secs(env_or("CUZK_BENCH_PROBE_GAP_S", 5)? as u64);
-    let sampler = Sampler::start();
-    let started = Instant::now();
-    let StreamInputs { kind, what, built_s, first, proofs } = inputs;
-    let sectors = proofs.len();
-
+/// The engine configurations to run the stream under: the environment's,
+/// once for each GPU memory budget CUZK_BENCH_GPU_BUDGETS lists (comma
+/// separated sizes, or `all` for none), else once as it is.
+fn configurations() -> Result<(Vec<Config>, bool)> {
     let config = Config::from_env()?;
+    let Ok(list) = std::env::var("CUZK_BENCH_GPU_BUDGETS") else { return Ok((vec![config], false)) };
+    let configs = list
+        .split(',')
+        .map(|b| config.updated(json!({ "gpu_memory_budget": b.trim() }).to_string().as_bytes()).with_context(|| format!("CUZK_BENCH_GPU_BUDGETS: {b:?}")))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((configs, true))
+}
+
+/// What every run of a stream shares: the keys, the Winning PoSt probe's
+/// circuit, and what making them took.
+struct Setup<Tree: 'static + MerkleTreeTrait> {
+    sector: String,
+    what: String,
+    kind: ProofKind,
+    constraints: usize,
+    key: Arc<ProvingKey>,
+    winning: RegisteredPoStProof,
+    post: FallbackPoStCircuit<Tree>,
+    post_inputs: Vec<Fr>,
+    post_constraints: usize,
+    post_key: Arc<ProvingKey>,
+    seconds: Value,
+}
+
+fn run_typed<Tree: 'static + MerkleTreeTrait>(
+    sector: &str,
+    inputs: impl Fn() -> Result<StreamInputs>,
+    winning: RegisteredPoStProof,
+) -> Result<()> {
+    let (configs, several) = configurations()?;
+    let started = Instant::now();
+    let StreamInputs { kind, what, built_s, first, .. } = inputs()?;
     let t = Instant::now();
     let (cs, matrices) = first_partition(first)?;
     let first_synthesis_s = secs(t);
@@ -206,22 +239,55 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
     let post_constraints = post_cs.num_constraints();
     let post_key = key_for(&post_cs);
     drop(post_cs);
+    let seconds = json!({
+        "build_circuits": built_s, "first_synthesis": first_synthesis_s, "key_generation": key_s,
+        "total_before_streams": secs(started),
+    });
+    let setup = Setup { sector: sector.into(), what, kind, constraints, key, winning, post, post_inputs, post_constraints, post_key, seconds };
+
+    let mut runs = Vec::new();
+    for config in configs {
+        let proofs = inputs()?.proofs;
+        let run = stream_once(&setup, config, proofs)?;
+        // Each run's figures as it ends, in case a later one does not.
+        eprintln!("stream: done: {}", json!({ "budget": run["engine_config"]["gpu_memory_budget"], "stream": run["stream"]["stream_seconds"], "median": run["stream"]["median_seconds"] }));
+        runs.push(run);
+    }
+    let report = match runs.pop() {
+        Some(only) if !several => only,
+        last => json!({ "bench": "stream", "runs": runs.into_iter().chain(last).collect::<Vec<_>>() }),
+    };
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    Ok(())
+}
+
+/// One stream of `proofs` through an engine configured as `config`, the
+/// keys placed on the device as its proofs will find them first.
+fn stream_once<Tree: 'static + MerkleTreeTrait>(s: &Setup<Tree>, config: Config, proofs: Vec<(String, Vec<PartitionWork>)>) -> Result<Value> {
+    let probes = env_or("CUZK_BENCH_PROBES", 3)?;
+    let gap = Duration::from_secs(env_or("CUZK_BENCH_PROBE_GAP_S", 5)? as u64);
+    let sampler = Sampler::start();
+    let (sector, what, kind, constraints, winning) = (&s.sector, &s.what, s.kind, s.constraints, s.winning);
+    let sectors = proofs.len();
+    eprintln!("stream: {sectors} x {sector} {what}, GPU memory budget {:?}", config.gpu_memory_budget);
 
     // Keys on the device before anything is timed, as a running miner has them.
     let t = Instant::now();
-    prover::warm(&key)?;
-    prover::warm(&post_key)?;
+    let gpus = config.selected_gpus();
+    let placed = prover::Placement { gpus: Some(&gpus), rank: 0, gpu_memory_budget: config.gpu_memory_budget, host_room: None };
+    prover::warm(&s.key, placed)?;
+    prover::warm(&s.post_key, placed)?;
     let upload_s = secs(t);
 
     let engine = Engine::new(config.clone());
     let winning_job = |seed: u64| -> Result<JobId> {
-        let circuit = post.clone();
+        let circuit = s.post.clone();
         engine.submit(JobSpec {
             kind: ProofKind::WinningPost,
             priority: ProofKind::WinningPost.default_priority(),
             label: format!("{winning:?} probe {seed}"),
-            key: post_key.clone(),
-            partitions: vec![PartitionWork { synthesize: synthesis_of(Whole(circuit)), public_inputs: post_inputs.clone() }],
+            key: s.post_key.clone(),
+            partitions: vec![PartitionWork { synthesize: synthesis_of(Whole(circuit)), public_inputs: s.post_inputs.clone() }],
             verification: Verification::TimingOnly,
         })
     };
@@ -243,7 +309,7 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
             kind,
             priority: kind.default_priority(),
             label,
-            key: key.clone(),
+            key: s.key.clone(),
             partitions,
             verification: Verification::TimingOnly,
         })?);
@@ -303,8 +369,8 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
         "stream": {
             "proof": what,
             "proofs": sectors, "partitions": proved, "constraints_per_partition": constraints,
-            "key_bytes": key.size_bytes(),
-            "estimated_partition_bytes": engine.partition_bytes(&key),
+            "key_bytes": s.key.size_bytes(),
+            "estimated_partition_bytes": engine.partition_bytes(&s.key),
             "stream_seconds": stream_s,
             "partitions_per_minute": proved as f64 / stream_s * 60.0,
             "proof_latency_seconds": proof_latency,
@@ -320,20 +386,17 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(sector: &str, inputs: StreamInputs
             "partitions_detail": streamed,
         },
         "winning_post": {
-            "constraints": post_constraints,
+            "constraints": s.post_constraints,
             "idle_seconds": idle, "idle_median": median(&idle),
             "under_stream_seconds": loaded, "under_stream_median": median(&loaded),
             "stream_still_running_after_each": stream_busy,
             "partitions_detail": partitions(&events, ProofKind::WinningPost.default_priority()),
         },
-        "setup_seconds": {
-            "build_circuits": built_s, "first_synthesis": first_synthesis_s, "key_generation": key_s,
-            "key_upload": upload_s, "total_before_stream": stream_start.duration_since(started).as_secs_f64(),
-        },
+        "setup_seconds": s.seconds,
+        "key_upload_seconds": upload_s,
         "memory": memory,
     });
-    println!("{}", serde_json::to_string_pretty(&report)?);
-    Ok(())
+    Ok(report)
 }
 
 /// Every partition of the given priority: its times (synthesis, wait for a
