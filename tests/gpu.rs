@@ -23,7 +23,7 @@ use cuzk::{
         self,
         prover::{prove_timed, prove_under, GpuFailure, Placement},
     },
-    gpu::{self, Device, DeviceMatrices, DevicePoints, DeviceScalars, GpuProver, HPlan, MsmHow, MsmSplit, SplitMode, WindowedMsm},
+    gpu::{self, Device, DeviceMatrices, DevicePoints, DeviceScalars, GpuProver, HPlan, KeyShape, MsmHow, MsmSplit, Part, Residency, SplitMode, WindowedMsm},
     groth16::{self, cpu, msm, prove, prove_with, synthetic_srs, ProvingKey},
 };
 use ff::Field;
@@ -542,6 +542,56 @@ fn get_gpu_devices_lists_the_device() {
 }
 
 /// Device memory taken away from cuzk, as another process on the GPU would.
+/// Every proof type's witness proves with the CPU's bytes under each
+/// placement of its key: nothing resident, H, H and the matrices, all but
+/// L and A, all (placed by hand), and as budgets of those sizes place it.
+#[test]
+fn every_placement_of_a_key_proves_with_cpu_bytes() {
+    let _gpu = exclusive();
+    gpu::drop_unused_keys(); // earlier tests' keys
+    let rp = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let porep = |seed| porep::partition_circuits::<SectorShape2KiB>(random_vanilla::porep_c1(rp, seed).unwrap()).unwrap().circuits.remove(0);
+    placements_prove_cpu_bytes(porep, 2071, "2 KiB PoRep");
+    for rp in [RegisteredPoStProof::StackedDrgWinning2KiBV1, RegisteredPoStProof::StackedDrgWindow2KiBV1_2] {
+        placements_prove_cpu_bytes(|seed| random_vanilla::post_circuit::<SectorShape2KiB>(rp, seed).unwrap(), 2072, &format!("{rp:?}"));
+    }
+    let rp = RegisteredUpdateProof::StackedDrg2KiBV1;
+    placements_prove_cpu_bytes(|seed| random_vanilla::update_circuit::<SectorShape2KiB>(rp, seed).unwrap(), 2073, "SnapDeals");
+}
+
+fn placements_prove_cpu_bytes<C: bellperson::Circuit<Fr>>(circuit: impl Fn(u64) -> C, seed: u64, what: &str) {
+    use Part::*;
+    let (r, s) = (Fr::from(53u64), Fr::from(59u64));
+    let cs = synthesize(circuit(2)).unwrap();
+    let pk = synthetic_srs::key_for(&cs, seed);
+    assert!(pk.matrices.set(record(circuit(1)).unwrap().0).is_ok());
+    let pk = Arc::new(pk);
+    let on_cpu = prove(&pk, cs, r, s).unwrap().to_bytes().to_vec();
+    let witness = synthesize_witness(circuit(2)).unwrap();
+    let shape = KeyShape::of(&pk);
+    let placements = [Residency::default(), Residency::of(&[H]), Residency::of(&[H, Matrices]), Residency::of(&[H, BG1, BG2, Matrices]), shape.whole()];
+    let proved = |gpu: GpuProver, how: &str| {
+        let (proof, _) = groth16::prove_timed(&gpu, &pk, witness.clone(), r, s).unwrap_or_else(|e| panic!("{what}, {how}: {e:#}"));
+        assert_eq!(proof.to_bytes().to_vec(), on_cpu, "{what}, {how}: the GPU's proof differs from the CPU's");
+        assert_eq!(gpu.matrices_on_device(), gpu.residency().holds(Matrices), "{what}, {how}");
+        assert_eq!(gpu.holds_witness(), gpu.residency().holds(Matrices), "{what}, {how}: the witness on the device");
+        gpu.residency()
+    };
+    for kept in placements {
+        let gpu = GpuProver::acquire_placed(&pk, kept).expect("a device").unwrap();
+        assert_eq!(proved(gpu, &format!("{kept:?} placed")), kept);
+    }
+    let mut seen = Vec::new();
+    for kept in placements {
+        let budget = shape.room_for(kept);
+        let gpu = GpuProver::acquire_among(&pk, None, 0, Some(budget as u64)).expect("a device").unwrap();
+        let placed = proved(gpu, &format!("a budget of {budget} bytes"));
+        assert_eq!(placed, shape.plan(budget), "{what}: placed otherwise than planned under a budget of {budget} bytes");
+        seen.push(placed);
+    }
+    assert!(seen.contains(&Residency::default()) && seen.contains(&shape.whole()), "{what}: {seen:?}");
+}
+
 struct Hog(*mut std::ffi::c_void);
 
 extern "C" {
@@ -635,13 +685,13 @@ fn under_a_gpu_memory_budget_too_small_for_the_key_it_streams_with_identical_byt
     let (cs, pk, r, s, on_cpu) = chain_of_2_20();
     let before = free_now();
     // Room for a proof step's working memory, not for the key beside it.
-    let budget = gpu::working_bytes(&pk) as u64;
+    let budget = gpu::streamed_key_room(&pk) as u64;
     let on = Placement { gpu_memory_budget: Some(budget), ..Placement::ANY };
     let timed = prove_timed(GpuFailure::Error, on, &pk, cs.clone(), r, s).unwrap();
     assert_eq!(timed.gpu, Some(0), "the proof did not run on the GPU");
     assert_eq!(timed.proof.to_bytes().to_vec(), on_cpu, "GPU proof under a budget differs from the CPU's");
     let gpu = GpuProver::acquire_among(&pk, None, 0, Some(budget)).expect("a device").unwrap();
-    assert!(!gpu.key_resident(), "the key was kept on the device beyond the budget");
+    assert_eq!(gpu.residency(), Residency::default(), "a part of the key was kept on the device beyond the budget");
     drop(gpu);
     let kept = before.saturating_sub(free_now());
     assert!(kept as u64 <= budget, "cuzk keeps {kept} bytes of device memory between proofs, above its budget of {budget}");

@@ -133,8 +133,7 @@ pub fn prove_timed(
                 let backend: &dyn Backend = if policy == GpuFailure::Error { &gpu } else { &retrying };
                 let (proof, stages) = groth16::prove_timed(backend, pk, cs, r, s)
                     .map_err(|e| e.context(format!("proving on GPU {} ({})", device.index, device.name)))?;
-                let key = if gpu.key_resident() { "resident" } else { "streamed" };
-                log::debug!("cuzk: proved on GPU {} (key {key})", device.index);
+                log::debug!("cuzk: proved on GPU {} (key parts on the device: {:?})", device.index, gpu.residency());
                 return Ok(Timed { proof, gpu: usize::try_from(device.index).ok(), stages });
             }
             Err(e) => {

@@ -5,6 +5,7 @@
 mod devices;
 mod direct;
 mod h_poly;
+mod placement;
 mod priority_lock;
 mod prover;
 mod r1cs;
@@ -18,6 +19,7 @@ pub use direct::{h_coefficients, DevicePoints};
 pub use h_poly::HPlan;
 pub use prover::GpuProver;
 pub use r1cs::{DeviceAbc, DeviceMatrices};
-pub use resident::{drop_unused_keys, matrices_on_all, working_bytes, MsmHow, WindowedMsm};
+pub use placement::{KeyShape, Part, Residency};
+pub use resident::{drop_unused_keys, matrices_on_all, streamed_key_room, MsmHow, WindowedMsm};
 pub use scalars::DeviceScalars;
 pub use sys::{MsmSplit, SplitMode};

@@ -13,9 +13,10 @@ use group::Group;
 use super::{
     devices::{devices_among, Device},
     h_poly::{h_of_witness, h_on_device, HPlan},
+    placement::Residency,
     priority_lock::PriorityGuard,
     r1cs::{DeviceMatrices, Selection},
-    resident::{key_cached, key_on, room, DeviceKey, MsmHow, WindowedMsm},
+    resident::{key_cached, key_on, key_placed, room, DeviceKey, MsmHow, WindowedMsm},
     scalars::DeviceScalars,
     step::Step,
     sys::MsmSplit,
@@ -86,23 +87,36 @@ impl GpuProver {
         budget: Option<u64>,
     ) -> Option<Result<Self>> {
         let device = devices_among(allowed).min_by_key(|d| d.proofs.load(Ordering::Relaxed))?;
-        device.proofs.fetch_add(1, Ordering::Relaxed);
         // A new key is sized against the free memory under the device's
         // lock, so that no other proof's step holds working memory meanwhile.
-        let key = key_cached(device, pk, budget).map_or_else(|| key_on(device, pk, budget, &device.hold(rank)?), Ok);
+        Some(Self::on(device, pk, rank, budget, || key_cached(device, pk, budget).map_or_else(|| key_on(device, pk, budget, &device.hold(rank)?), Ok)))
+    }
+
+    /// A proof of rank 0 on the first usable device, with the parts of
+    /// `residency` of `pk` resident and the rest streamed (see `key_placed`);
+    /// `None` without a usable GPU.
+    pub fn acquire_placed(pk: &Arc<ProvingKey>, residency: Residency) -> Option<Result<Self>> {
+        let device = devices_among(None).next()?;
+        Some(Self::on(device, pk, 0, None, || key_placed(device, pk, residency, &device.hold(0)?)))
+    }
+
+    /// A proof on `device`, counted there from before `key` places its key.
+    fn on(device: &'static Device, pk: &ProvingKey, rank: u8, budget: Option<u64>, key: impl FnOnce() -> Result<Arc<DeviceKey>>) -> Result<Self> {
+        device.proofs.fetch_add(1, Ordering::Relaxed);
         let held = (pk.h.len() < HOLD_WHOLE_PROOF_BELOW).then(|| Mutex::new(None));
-        Some(key.map(|key| Self { key, device, rank, budget, witness: Mutex::new(None), held }).inspect_err(|_| {
+        key().map(|key| Self { key, device, rank, budget, witness: Mutex::new(None), held }).inspect_err(|_| {
             device.proofs.fetch_sub(1, Ordering::Relaxed);
-        }))
+        })
     }
 
     pub fn device(&self) -> &Device {
         self.device
     }
 
-    /// Whether the key sits in device memory (else it streams from the host).
-    pub fn key_resident(&self) -> bool {
-        self.key.resident
+    /// The parts of the key in device memory (the rest streams from the
+    /// host at every proof).
+    pub fn residency(&self) -> Residency {
+        self.key.residency
     }
 
     /// Puts the key's recorded matrices `m` on the device now, when they fit
@@ -147,7 +161,7 @@ impl GpuProver {
     /// else by sppark's.
     fn h_msm(&self, h: &DeviceScalars, n: usize, step: &mut PriorityGuard<'static>) -> Result<G1Projective> {
         let between = || step.let_more_urgent_in();
-        let msm = if self.key.resident && n >= WindowedMsm::MIN_TERMS {
+        let msm = if self.key.h.resident() && n >= WindowedMsm::MIN_TERMS {
             self.key.h.msm_g1_device_windowed(h, n, WindowedMsm::for_terms(n, room(self.device, self.budget)?), between)
         } else {
             self.key.h.msm_g1_device_in_pieces(h, n, H_MSM_PIECE, between)

@@ -25,6 +25,7 @@ use super::{
     devices::{devices_among, Device},
     h_poly::{witness_step_bytes, HPlan},
     priority_lock::PriorityGuard,
+    placement::{KeyShape, Part, Residency},
     r1cs::DeviceMatrices,
     scalars::DeviceScalars,
     sys::{self, check, MsmSplit, RawQuery, SplitMode},
@@ -35,6 +36,7 @@ use crate::{circuit::Matrices, groth16::ProvingKey};
 pub struct Query {
     raw: RawQuery,
     free: unsafe extern "C" fn(RawQuery),
+    resident: bool,
 }
 
 // SAFETY: the C++ object has no thread affinity; cuzk uses a device's queries
@@ -121,6 +123,12 @@ impl WindowedMsm {
 }
 
 impl Query {
+    /// Whether its points are in device memory (else they stream from the
+    /// host at every MSM).
+    pub fn resident(&self) -> bool {
+        self.resident
+    }
+
     /// `sum(scalars[i] * points[i])` over the first `scalars.len()` points,
     /// and what the call found among the scalars. The caller holds the
     /// device's lock.
@@ -213,34 +221,40 @@ pub fn g1_query(device: c_int, points: &[G1Affine], resident: bool) -> Result<Qu
     // SAFETY: `points` is valid for its length; a streamed query keeps the
     // pointer, and DeviceKey keeps the proving key (so the points) alive.
     check(unsafe { sys::cuzk_gpu_g1_query_new(device, points.as_ptr(), points.len(), resident, &mut raw) })?;
-    Ok(Query { raw, free: sys::cuzk_gpu_g1_query_free })
+    Ok(Query { raw, free: sys::cuzk_gpu_g1_query_free, resident })
 }
 
 pub fn g2_query(device: c_int, points: &[G2Affine], resident: bool) -> Result<Query> {
     let mut raw = ptr::null_mut();
     // SAFETY: as in g1_query.
     check(unsafe { sys::cuzk_gpu_g2_query_new(device, points.as_ptr(), points.len(), resident, &mut raw) })?;
-    Ok(Query { raw, free: sys::cuzk_gpu_g2_query_free })
+    Ok(Query { raw, free: sys::cuzk_gpu_g2_query_free, resident })
 }
 
-/// The queries of one proving key on one device.
+/// The queries of one proving key on one device, each resident or streamed
+/// as its placement says.
 pub struct DeviceKey {
     pub device: c_int,
-    pub resident: bool,
-    /// The GPU memory budget it was placed under: under another, an idle
-    /// key is placed anew.
-    placed_under: Option<u64>,
-    /// Device bytes it holds between proofs (0 when streamed).
+    /// The parts kept on the device.
+    pub residency: Residency,
+    /// The GPU memory budget it was placed under (`None`: placed by hand):
+    /// under another, an idle key is placed anew.
+    placed_under: Option<Option<u64>>,
+    /// Device bytes its queries hold between proofs: resident points and
+    /// every query's buckets.
     bytes: usize,
     pub h: Query,
     pub l: Query,
     pub a: Query,
     pub b_g1: Query,
     pub b_g2: Query,
-    /// The key's recorded matrices on the device, from the first witness
-    /// proved under it for which they fit (until then a, b and c are
-    /// evaluated on the CPU).
+    /// The key's recorded matrices on the device: uploaded with the key
+    /// when its placement keeps them, or, for a key placed before it had
+    /// matrices, at the first witness proved under it for which they fit
+    /// (until then a, b and c are evaluated on the CPU).
     matrices: OnceCell<DeviceMatrices>,
+    /// Whether the placement weighed the matrices and left them out.
+    matrices_left_out: bool,
     /// Whether a witness found no room for the matrices (logged once).
     matrices_declined: AtomicBool,
     // Declared last: dropped after the queries that may point into it.
@@ -248,21 +262,32 @@ pub struct DeviceKey {
 }
 
 impl DeviceKey {
-    fn upload(device: c_int, pk: Arc<ProvingKey>, resident: bool, placed_under: Option<u64>) -> Result<Self> {
-        Ok(Self {
-            device,
-            resident,
+    /// `pk`'s queries on `device`, the parts of `residency` uploaded there,
+    /// the rest streamed. The caller holds the device's lock (`held`).
+    fn upload(device: &'static Device, pk: Arc<ProvingKey>, residency: Residency, placed_under: Option<Option<u64>>, held: &PriorityGuard) -> Result<Self> {
+        let index = device.index;
+        let shape = KeyShape::of(&pk);
+        let key = Self {
+            device: index,
+            residency,
             placed_under,
-            bytes: if resident { resident_bytes(&pk) } else { 0 },
-            h: g1_query(device, &pk.h, resident)?,
-            l: g1_query(device, &pk.l, resident)?,
-            a: g1_query(device, &pk.a, resident)?,
-            b_g1: g1_query(device, &pk.b_g1, resident)?,
-            b_g2: g2_query(device, &pk.b_g2, resident)?,
+            bytes: shape.kept_bytes(residency),
+            h: g1_query(index, &pk.h, residency.holds(Part::H))?,
+            l: g1_query(index, &pk.l, residency.holds(Part::L))?,
+            a: g1_query(index, &pk.a, residency.holds(Part::A))?,
+            b_g1: g1_query(index, &pk.b_g1, residency.holds(Part::BG1))?,
+            b_g2: g2_query(index, &pk.b_g2, residency.holds(Part::BG2))?,
             matrices: OnceCell::new(),
+            matrices_left_out: pk.matrices.get().is_some() && !residency.holds(Part::Matrices),
             matrices_declined: AtomicBool::new(false),
             pk,
-        })
+        };
+        if let Some(m) = key.pk.matrices.get().filter(|_| residency.holds(Part::Matrices)) {
+            let uploaded = DeviceMatrices::upload_held(device, m, held)
+                .with_context(|| format!("uploading the circuit's matrices to GPU {index}"))?;
+            let _ = key.matrices.set(uploaded);
+        }
+        Ok(key)
     }
 
     /// Device bytes it holds between proofs.
@@ -275,13 +300,17 @@ impl DeviceKey {
         self.matrices.get()
     }
 
-    /// The key's recorded matrices `m` on `device`: uploaded at the first
-    /// call at which they fit in `room` beside a witness's H step with both
-    /// NTT vectors on the device; `None` while they do not. The caller holds
-    /// the device's lock (`held`).
+    /// The key's recorded matrices `m` on `device`: uploaded with the key
+    /// when its placement kept them; for a key placed before it had
+    /// matrices, at the first call at which they fit in `room` beside a
+    /// witness's H step with both NTT vectors on the device; `None` while
+    /// they do not. The caller holds the device's lock (`held`).
     pub fn matrices(&self, device: &'static Device, m: &Matrices, room: usize, held: &PriorityGuard) -> Result<Option<&DeviceMatrices>> {
         if let Some(on_device) = self.matrices.get() {
             return Ok(Some(on_device));
+        }
+        if self.matrices_left_out {
+            return Ok(None);
         }
         let bytes = DeviceMatrices::bytes_for(m);
         let step = witness_step_bytes(m.num_inputs + m.num_aux, m.num_constraints(), HPlan::TwoVectors);
@@ -306,35 +335,11 @@ impl DeviceKey {
     }
 }
 
-const G1_AFFINE: usize = 96;
-const G2_AFFINE: usize = 192;
-const G1_BUCKET: usize = 4 * 48;
-const G2_BUCKET: usize = 4 * 96;
-
-/// Device bytes of the bucket table sppark's Pippenger allocates for `n`
-/// points (window size as msm_t picks it).
-fn bucket_bytes(n: usize, bucket: usize) -> usize {
-    let npoints = n.next_multiple_of(32);
-    let lg = |x: usize| (usize::BITS - 1 - x.max(1).leading_zeros()) as usize;
-    let wbits = if npoints > 192 { lg(npoints + npoints / 2).saturating_sub(8).clamp(10, 18) } else { 10 };
-    let nwins = 254 / wbits + 1;
-    nwins * (1 << (wbits - 1)) * (bucket + 4)
-}
-
-/// Device bytes a resident key takes.
-fn resident_bytes(pk: &ProvingKey) -> usize {
-    let g1 = [pk.h.len(), pk.l.len(), pk.a.len(), pk.b_g1.len()];
-    g1.iter().map(|&n| n * G1_AFFINE + bucket_bytes(n, G1_BUCKET)).sum::<usize>()
-        + pk.b_g2.len() * G2_AFFINE
-        + bucket_bytes(pk.b_g2.len(), G2_BUCKET)
-}
-
-/// Device bytes a proof needs beside the key: two NTT vectors, the MSM's
-/// scalars, digits and streamed points, and slack for the runtime.
-pub fn working_bytes(pk: &ProvingKey) -> usize {
-    let n = (pk.h.len() + 1).next_power_of_two();
-    let streamed = [pk.h.len(), pk.l.len(), pk.a.len(), pk.b_g1.len()].into_iter().max().unwrap_or(0);
-    2 * 32 * n + streamed.div_ceil(8) * (32 + 16 * 4 + 2 * G2_AFFINE) + (512 << 20)
+/// Device bytes a proof under `pk` needs with nothing of the key kept on
+/// the device but its buckets: below it, a proof's GPU steps run out of
+/// memory.
+pub fn streamed_key_room(pk: &ProvingKey) -> usize {
+    KeyShape::of(pk).room_for(Residency::default())
 }
 
 static KEYS: Lazy<Mutex<Vec<Arc<DeviceKey>>>> = Lazy::new(Default::default);
@@ -380,7 +385,7 @@ pub fn key_cached(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>) ->
     let mut keys = keys();
     let at = keys.iter().position(|k| k.device == device.index && Arc::ptr_eq(&k.pk, pk))?;
     let key = keys.remove(at);
-    if key.placed_under != budget && Arc::strong_count(&key) == 1 {
+    if key.placed_under != Some(budget) && Arc::strong_count(&key) == 1 {
         log::info!("cuzk: GPU {}: the GPU memory budget changed: the key is placed anew", device.index);
         return None;
     }
@@ -403,19 +408,21 @@ pub fn matrices_on_all(gpus: &[usize], pk: &Arc<ProvingKey>) -> bool {
     among.peek().is_some() && among.all(holds)
 }
 
-/// `pk` on `device`, uploading it if it is not there yet; resident when it
-/// and a proof's working memory fit in the room `budget` leaves. The caller
-/// holds the device's lock (`_held`), so no proof step's working memory is
-/// counted as taken for good.
-pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
+/// `pk` on `device`, uploading it if it is not there yet, each of its parts
+/// resident or streamed as fits the room `budget` leaves beside a proof's
+/// working memory (`KeyShape::plan`), after idle keys made room for it
+/// whole. The caller holds the device's lock (`held`), so no proof step's
+/// working memory is counted as taken for good.
+pub fn key_on(device: &'static Device, pk: &Arc<ProvingKey>, budget: Option<u64>, held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
     if let Some(key) = key_cached(device, pk, budget) {
         return Ok(key);
     }
     let mut keys = keys();
     drop_unused(&mut keys);
-    let need = resident_bytes(pk) + working_bytes(pk);
+    let shape = KeyShape::of(pk);
+    let whole = shape.room_for(shape.whole());
     let mut room = room_beside(&keys, device, budget)?;
-    while room < need {
+    while room < whole {
         // Least recently used first; a key in use by a proof stays.
         let Some(idle) = keys.iter().position(|k| k.device == device.index && Arc::strong_count(k) == 1) else {
             break;
@@ -423,19 +430,33 @@ pub fn key_on(device: &Device, pk: &Arc<ProvingKey>, budget: Option<u64>, _held:
         drop(keys.remove(idle));
         room = room_beside(&keys, device, budget)?;
     }
-    let resident = room >= need;
-    if !resident {
+    let residency = shape.plan(room);
+    if residency != shape.whole() {
         log::info!(
-            "cuzk: GPU {}: a key of {} MiB does not fit in the {} MiB free (or left by the GPU memory budget): streaming it from host memory",
+            "cuzk: GPU {}: a key of {} MiB (whole with a proof: {} MiB) in the {} MiB free (or left by the GPU memory budget): {:?} kept on the device, the rest streamed from host memory",
             device.index,
-            resident_bytes(pk) >> 20,
-            room >> 20
+            pk.size_bytes() >> 20,
+            whole >> 20,
+            room >> 20,
+            residency
         );
     }
     let key = Arc::new(
-        DeviceKey::upload(device.index, pk.clone(), resident, budget)
+        DeviceKey::upload(device, pk.clone(), residency, Some(budget), held)
             .with_context(|| format!("uploading the proving key to GPU {}", device.index))?,
     );
+    keys.push(key.clone());
+    Ok(key)
+}
+
+/// `pk` on `device` with the parts of `residency` (those it has) resident
+/// and the rest streamed, whatever the room, in place of an idle copy placed
+/// otherwise: for tests and measurements of each placement. The caller
+/// holds the device's lock (`held`).
+pub fn key_placed(device: &'static Device, pk: &Arc<ProvingKey>, residency: Residency, held: &PriorityGuard) -> Result<Arc<DeviceKey>> {
+    let mut keys = keys();
+    keys.retain(|k| !(k.device == device.index && Arc::ptr_eq(&k.pk, pk) && Arc::strong_count(k) == 1));
+    let key = Arc::new(DeviceKey::upload(device, pk.clone(), residency, None, held)?);
     keys.push(key.clone());
     Ok(key)
 }

@@ -278,6 +278,7 @@ fn stream_once<Tree: 'static + MerkleTreeTrait>(s: &Setup<Tree>, config: Config,
     prover::warm(&s.key, placed)?;
     prover::warm(&s.post_key, placed)?;
     let upload_s = secs(t);
+    let key_on_device = key_on_device(&s.key, placed)?;
 
     let engine = Engine::new(config.clone());
     let winning_job = |seed: u64| -> Result<JobId> {
@@ -394,9 +395,20 @@ fn stream_once<Tree: 'static + MerkleTreeTrait>(s: &Setup<Tree>, config: Config,
         },
         "setup_seconds": s.seconds,
         "key_upload_seconds": upload_s,
+        "key_parts_on_device": key_on_device,
         "memory": memory,
     });
     Ok(report)
+}
+
+/// The parts of `pk` a proof placed `on` finds on its GPU (`null` without one).
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+fn key_on_device(pk: &Arc<ProvingKey>, on: prover::Placement) -> Result<Value> {
+    #[cfg(feature = "cuda")]
+    if let Some(gpu) = cuzk::gpu::GpuProver::acquire_among(pk, on.gpus, 0, on.gpu_memory_budget) {
+        return Ok(json!(format!("{:?}", gpu?.residency())));
+    }
+    Ok(Value::Null)
 }
 
 /// Every partition of the given priority: its times (synthesis, wait for a
