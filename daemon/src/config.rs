@@ -49,12 +49,14 @@ impl Config {
         Listen::parse(self.listen.as_deref().unwrap_or("unix:///run/cuzk/cuzk.sock"))
     }
 
-    /// Applies the parameter folder and the engine settings (before the
-    /// first proof starts the engine).
+    /// Applies the parameter folder and starts the engine with its settings
+    /// (`CUZK_*`, then the `[engine]` table), so that a bad setting stops
+    /// the daemon before it listens.
     pub fn apply(&self) -> Result<()> {
         if let Some(dir) = &self.parameter_cache {
             std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", dir);
         }
+        cuzk::engine::global().context("the engine's CUZK_* settings")?;
         if let Some(engine) = &self.engine {
             let json = serde_json::to_vec(engine)?;
             cuzk::engine::configure(&json).context("the [engine] settings")?;

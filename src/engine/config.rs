@@ -73,6 +73,30 @@ const DEFAULT_GPU_STEP_TIMEOUT_SECONDS: u64 = 120;
 /// Far beyond a 32 GiB partition's synthesis or CPU proof on a small host.
 const DEFAULT_WORKER_TIMEOUT_SECONDS: u64 = 3600;
 
+/// The longest time limit: a week, far beyond any proof, and far from
+/// overflowing a deadline.
+const MOST_SECONDS: u64 = 7 * 24 * 3600;
+
+/// What bounds the worker counts: more threads than this machine can run
+/// would only take memory, and counts beyond it would overflow the
+/// scheduler's sums.
+struct Machine {
+    cores: usize,
+    gpus: usize,
+}
+
+impl Machine {
+    fn here() -> Self {
+        Self { cores: std::thread::available_parallelism().map_or(1, |n| n.get()), gpus: super::devices::gpu_count() }
+    }
+
+    /// The most synthesis threads, or prover workers, a configuration may
+    /// ask for: every default fits under it.
+    fn most_workers(&self) -> usize {
+        4 * self.cores.max(self.gpus + 1)
+    }
+}
+
 /// The stock default of `FIL_PROOFS_PARAMETER_CACHE`.
 const STOCK_PARAM_CACHE: &str = "/var/tmp/filecoin-proof-parameters/";
 
@@ -95,12 +119,12 @@ impl Config {
         let synthesis_threads = match var("CUZK_SYNTHESIS_THREADS") {
             Some(v) => parse_count("CUZK_SYNTHESIS_THREADS", &v)?,
             // Enough to keep every prover fed while one more partition synthesizes.
-            None => prover_workers + 1,
+            None => prover_workers.saturating_add(1),
         };
         let ready_queue_depth = match var("CUZK_READY_QUEUE_DEPTH") {
             Some(v) => parse_count("CUZK_READY_QUEUE_DEPTH", &v)?,
             // Every synthesis thread busy, and one partition waiting per prover.
-            None => synthesis_threads + prover_workers,
+            None => synthesis_threads.saturating_add(prover_workers),
         };
         let host_memory_budget = match var("CUZK_HOST_MEMORY_BUDGET") {
             Some(v) => parse_bytes(&v).context("CUZK_HOST_MEMORY_BUDGET")?,
@@ -178,13 +202,24 @@ impl Config {
     }
 
     fn check(&self) -> Result<()> {
-        ensure!(self.synthesis_threads >= 1, "synthesis_threads must be at least 1");
-        ensure!(self.prover_workers >= 1, "prover_workers must be at least 1");
-        ensure!(self.ready_queue_depth >= 1, "ready_queue_depth must be at least 1");
+        let machine = Machine::here();
+        let workers = machine.most_workers();
+        let within = |name: &str, value: usize, most: usize, why: &str| {
+            ensure!(value >= 1, "{name} must be at least 1");
+            ensure!(value <= most, "{name} = {value} is above its bound of {most} ({why})");
+            Ok(())
+        };
+        let why_workers = format!("4 x the larger of this machine's {} cores and its {} GPUs + 1", machine.cores, machine.gpus);
+        // The settings the others' defaults derive from first.
+        within("prover_workers", self.prover_workers, workers, &why_workers)?;
+        within("synthesis_threads", self.synthesis_threads, workers, &why_workers)?;
+        within("ready_queue_depth", self.ready_queue_depth, 2 * workers, &format!("twice the worker bound, {why_workers}"))?;
         ensure!(self.host_memory_budget > 0, "host_memory_budget must be positive");
         ensure!(self.gpu_memory_budget != Some(0), "gpu_memory_budget must be positive (null: no limit)");
-        ensure!(self.gpu_step_timeout_seconds >= 1, "gpu_step_timeout_seconds must be at least 1");
-        ensure!(self.worker_timeout_seconds >= 1, "worker_timeout_seconds must be at least 1");
+        for (name, seconds) in [("gpu_step_timeout_seconds", self.gpu_step_timeout_seconds), ("worker_timeout_seconds", self.worker_timeout_seconds)] {
+            ensure!(seconds >= 1, "{name} must be at least 1");
+            ensure!(seconds <= MOST_SECONDS, "{name} = {seconds} is above its bound of {MOST_SECONDS} (a week)");
+        }
         if let Some(gpus) = &self.gpus {
             let usable = super::devices::gpu_count();
             for (i, &g) in gpus.iter().enumerate() {
@@ -325,6 +360,35 @@ mod tests {
         assert!(from(&[("CUZK_GPU_STEP_TIMEOUT_SECONDS", "0")]).is_err());
         assert!(from(&[("CUZK_WORKER_TIMEOUT_SECONDS", "1h")]).is_err());
         assert!(from(&[]).unwrap().updated(br#"{"worker_timeout_seconds": 0}"#).is_err());
+    }
+
+    #[test]
+    fn counts_and_time_limits_have_upper_bounds_named_in_the_error() {
+        let most = Machine::here().most_workers();
+        let base = from(&[]).unwrap();
+        for name in ["synthesis_threads", "prover_workers"] {
+            assert!(base.updated(format!(r#"{{"{name}": {most}}}"#).as_bytes()).is_ok(), "{name} at its bound");
+            for value in [most + 1, 100_000, usize::MAX] {
+                let e = format!("{:#}", base.updated(format!(r#"{{"{name}": {value}}}"#).as_bytes()).unwrap_err());
+                assert!(e.contains(&format!("{name} = {value}")) && e.contains(&format!("bound of {most}")), "{e}");
+            }
+        }
+        let e = format!("{:#}", from(&[("CUZK_PROVER_WORKERS", "100000")]).unwrap_err());
+        assert!(e.contains("prover_workers = 100000") && e.contains("cores"), "{e}");
+        assert!(from(&[("CUZK_SYNTHESIS_THREADS", "1000000000000")]).is_err());
+        // The defaults derived from it saturate instead of wrapping.
+        let e = format!("{:#}", from(&[("CUZK_PROVER_WORKERS", &usize::MAX.to_string())]).unwrap_err());
+        assert!(e.contains(&format!("prover_workers = {}", usize::MAX)), "{e}");
+        // A depth that would wrap the scheduler's sums to 0.
+        let e = format!("{:#}", base.updated(br#"{"ready_queue_depth": 4611686018427387904}"#).unwrap_err());
+        assert!(e.contains("ready_queue_depth = 4611686018427387904"), "{e}");
+        assert!(base.updated(format!(r#"{{"ready_queue_depth": {}}}"#, 2 * most).as_bytes()).is_ok());
+        for name in ["gpu_step_timeout_seconds", "worker_timeout_seconds"] {
+            assert!(base.updated(format!(r#"{{"{name}": {MOST_SECONDS}}}"#).as_bytes()).is_ok());
+            let e = format!("{:#}", base.updated(format!(r#"{{"{name}": {}}}"#, u64::MAX).as_bytes()).unwrap_err());
+            assert!(e.contains(name) && e.contains("a week"), "{e}");
+        }
+        assert!(from(&[("CUZK_WORKER_TIMEOUT_SECONDS", "18446744073709551615")]).is_err());
     }
 
     #[test]
