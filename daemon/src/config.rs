@@ -16,17 +16,20 @@ pub struct Config {
     pub listen: Option<String>,
     /// The folder of the `.params` / `.vk` files (as FIL_PROOFS_PARAMETER_CACHE).
     pub parameter_cache: Option<PathBuf>,
+    /// Whether a TCP address other hosts can reach is accepted (the
+    /// service has no authentication).
+    pub allow_remote: Option<bool>,
     /// Engine settings (docs/CONFIG.md).
     pub engine: Option<toml::Table>,
 }
 
-pub const USAGE: &str = "usage: cuzk-daemon [--config FILE.toml] [--listen unix:///path.sock | host:port] [--parameter-cache DIR]";
+pub const USAGE: &str = "usage: cuzk-daemon [--config FILE.toml] [--listen unix:///path.sock | host:port] [--allow-remote] [--parameter-cache DIR]";
 
 impl Config {
     /// The file named by `--config` (if any), then the other flags over it.
     pub fn from_args(args: impl IntoIterator<Item = String>) -> Result<Self> {
         let mut args = args.into_iter();
-        let (mut config, mut listen, mut cache) = (Config::default(), None, None);
+        let (mut config, mut listen, mut cache, mut remote) = (Config::default(), None, None, false);
         while let Some(flag) = args.next() {
             let mut value = || args.next().with_context(|| format!("{flag} needs a value\n{USAGE}"));
             match flag.as_str() {
@@ -37,16 +40,24 @@ impl Config {
                 }
                 "--listen" => listen = Some(value()?),
                 "--parameter-cache" => cache = Some(PathBuf::from(value()?)),
+                "--allow-remote" => remote = true,
                 other => bail!("unknown argument {other:?}\n{USAGE}"),
             }
         }
         config.listen = listen.or(config.listen);
         config.parameter_cache = cache.or(config.parameter_cache);
+        if remote {
+            config.allow_remote = Some(true);
+        }
         Ok(config)
     }
 
+    /// Where to listen: a unix socket by default; a TCP address other hosts
+    /// can reach only with `allow_remote`.
     pub fn listen(&self) -> Result<Listen> {
-        Listen::parse(self.listen.as_deref().unwrap_or("unix:///run/cuzk/cuzk.sock"))
+        let listen = Listen::parse(self.listen.as_deref().unwrap_or("unix:///run/cuzk/cuzk.sock"))?;
+        listen.check_reach(self.allow_remote.unwrap_or(false))?;
+        Ok(listen)
     }
 
     /// Applies the parameter folder and starts the engine with its settings
@@ -87,6 +98,14 @@ mod tests {
         assert!(format!("{:#}", args(&["--config", file.to_str().unwrap()]).unwrap_err()).contains("lisen"));
         assert!(args(&["--listen"]).unwrap_err().to_string().contains("needs a value"));
         assert!(args(&["--bogus"]).unwrap_err().to_string().contains("unknown argument"));
+        // Other hosts reach it only when allowed.
+        let e = format!("{:#}", args(&["--listen", "0.0.0.0:9820"]).unwrap().listen().unwrap_err());
+        assert!(e.contains("--allow-remote"), "{e}");
+        assert!(args(&["--listen", "0.0.0.0:9820", "--allow-remote"]).unwrap().listen().is_ok());
+        assert!(args(&["--listen", "127.0.0.1:9820"]).unwrap().listen().is_ok());
+        assert!(args(&["--listen", "[::1]:9820"]).unwrap().listen().is_ok());
+        std::fs::write(&file, "listen = \"10.0.0.5:9820\"\nallow_remote = true\n").unwrap();
+        assert!(args(&["--config", file.to_str().unwrap()]).unwrap().listen().is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

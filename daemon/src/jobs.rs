@@ -61,10 +61,18 @@ pub struct Totals {
     pub seconds: f64,
 }
 
-#[derive(Default)]
 pub struct Jobs {
+    /// Random for each start of the daemon, so that an id a client kept
+    /// across a restart names no other job.
+    prefix: String,
     table: Mutex<Table>,
     totals: Mutex<HashMap<&'static str, Totals>>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        Self { prefix: format!("{:08x}", rand::random::<u32>()), table: Default::default(), totals: Default::default() }
+    }
 }
 
 /// What `Jobs::submit` did.
@@ -105,7 +113,7 @@ impl Jobs {
         let ahead = table.jobs.values().filter(|j| j.finished.borrow().is_none()).count();
         let engine_request = requests::submit(kind, priority, call)?;
         table.next += 1;
-        let job_id = format!("job-{}", table.next);
+        let job_id = format!("job-{}-{}", self.prefix, table.next);
         let (tx, rx) = watch::channel(None);
         table.jobs.insert(job_id.clone(), Job { engine_request, kind, finished: rx });
         if !request_id.is_empty() {

@@ -10,6 +10,7 @@ mod jobs;
 mod metrics;
 mod request;
 mod service;
+mod socket;
 
 pub use request::prover_id;
 pub use service::{serve, Listen};

@@ -19,6 +19,7 @@ use tonic::{Request, Response, Status};
 use crate::{
     jobs::{kind_name, Finished, Jobs, Outcome},
     metrics,
+    socket,
     proto::{
         await_proof_response::Status as ProofStatus,
         proving_engine_server::{ProvingEngine, ProvingEngineServer},
@@ -38,6 +39,22 @@ pub enum Listen {
 }
 
 impl Listen {
+    /// Refuses an address other hosts can reach unless `allow_remote`:
+    /// the service has no authentication of its own.
+    pub fn check_reach(&self, allow_remote: bool) -> Result<()> {
+        match self {
+            Listen::Tcp(addr) if !addr.ip().is_loopback() => {
+                anyhow::ensure!(
+                    allow_remote,
+                    "listening on {addr} lets any host that reaches it submit, await and cancel proofs, unauthenticated: listen on a unix socket or 127.0.0.1, or pass --allow-remote (allow_remote = true) to accept that"
+                );
+                log::warn!("cuzk-daemon: listening on {addr}, reachable from other hosts, without authentication (--allow-remote)");
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// `unix:///path/to.sock` or `host:port`.
     pub fn parse(s: &str) -> Result<Self> {
         match s.strip_prefix("unix://") {
@@ -53,8 +70,7 @@ impl Listen {
 const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
 /// Serves until `shutdown` completes; requests in progress then finish
-/// before it returns. A unix socket file left by an earlier daemon is
-/// replaced.
+/// before it returns. A unix socket is made as `socket::claim` says.
 pub async fn serve(listen: Listen, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
     let service = ProvingEngineServer::new(Service { jobs: Arc::new(Jobs::default()), started: Instant::now() })
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
@@ -62,14 +78,10 @@ pub async fn serve(listen: Listen, shutdown: impl Future<Output = ()> + Send + '
     let server = tonic::transport::Server::builder().add_service(service);
     match listen {
         Listen::Unix(path) => {
-            if path.exists() {
-                std::fs::remove_file(&path).with_context(|| format!("removing the old socket {}", path.display()))?;
-            }
-            let listener = tokio::net::UnixListener::bind(&path).with_context(|| format!("listening on {}", path.display()))?;
+            let (listener, _claimed) = socket::claim(&path)?;
             log::info!("cuzk-daemon listening on unix://{}", path.display());
             let incoming = tokio_stream::wrappers::UnixListenerStream::new(listener);
             server.serve_with_incoming_shutdown(incoming, shutdown).await?;
-            let _ = std::fs::remove_file(&path);
         }
         Listen::Tcp(addr) => {
             let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("listening on {addr}"))?;

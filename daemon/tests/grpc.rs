@@ -151,6 +151,9 @@ async fn a_porep_c2_sent_as_curio_sends_it_verifies() {
     let submitted = c.submit_proof(porep_request(&sector, miner, "c2-a")).await.unwrap().into_inner();
     let again = c.submit_proof(porep_request(&sector, miner, "c2-a")).await.unwrap().into_inner();
     assert_eq!(submitted.job_id, again.job_id);
+    // `job-<this start's random prefix>-<count>`: no id outlives a restart.
+    let parts: Vec<&str> = submitted.job_id.split('-').collect();
+    assert!(parts.len() == 3 && parts[0] == "job" && parts[1].len() == 8 && u32::from_str_radix(parts[1], 16).is_ok(), "{}", submitted.job_id);
     let early = c.await_proof(AwaitProofRequest { job_id: submitted.job_id.clone(), timeout_ms: 1 }).await.unwrap().into_inner();
     assert_eq!(early.status, ProofStatus::Timeout as i32);
 
