@@ -457,16 +457,23 @@ fn two_witness_proofs_at_once_on_one_device_give_cpu_bytes() {
     }
 }
 
-/// The proof of instance 2's witness on the device, under a key holding the
-/// matrices recorded from instance 1, against the CPU's proof of instance 2
-/// synthesized in full.
-fn witness_proof_on_device_is_the_cpus<C: bellperson::Circuit<Fr>>(circuit: impl Fn(u64) -> C, seed: u64, what: &str) {
-    let (r, s) = (Fr::from(37u64), Fr::from(41u64));
+/// A key for `circuit`'s shape holding the matrices recorded from instance
+/// 1, and the CPU's proof of instance 2 synthesized in full under it.
+fn key_and_cpu_proof<C: bellperson::Circuit<Fr>>(circuit: &impl Fn(u64) -> C, seed: u64, r: Fr, s: Fr) -> (Arc<ProvingKey>, Vec<u8>) {
     let cs = synthesize(circuit(2)).unwrap();
     let pk = synthetic_srs::key_for(&cs, seed);
     assert!(pk.matrices.set(record(circuit(1)).unwrap().0).is_ok());
     let pk = Arc::new(pk);
     let on_cpu = prove(&pk, cs, r, s).unwrap().to_bytes().to_vec();
+    (pk, on_cpu)
+}
+
+/// The proof of instance 2's witness on the device, under a key holding the
+/// matrices recorded from instance 1, against the CPU's proof of instance 2
+/// synthesized in full.
+fn witness_proof_on_device_is_the_cpus<C: bellperson::Circuit<Fr>>(circuit: impl Fn(u64) -> C, seed: u64, what: &str) {
+    let (r, s) = (Fr::from(37u64), Fr::from(41u64));
+    let (pk, on_cpu) = key_and_cpu_proof(&circuit, seed, r, s);
     let gpu = GpuProver::acquire_among(&pk, None, 0, None).expect("a device").unwrap();
     let (proof, _) = groth16::prove_timed(&gpu, &pk, synthesize_witness(circuit(2)).unwrap(), r, s).unwrap();
     assert!(gpu.holds_witness(), "{what}: the witness was not proved from the device");
@@ -562,11 +569,7 @@ fn every_placement_of_a_key_proves_with_cpu_bytes() {
 fn placements_prove_cpu_bytes<C: bellperson::Circuit<Fr>>(circuit: impl Fn(u64) -> C, seed: u64, what: &str) {
     use Part::*;
     let (r, s) = (Fr::from(53u64), Fr::from(59u64));
-    let cs = synthesize(circuit(2)).unwrap();
-    let pk = synthetic_srs::key_for(&cs, seed);
-    assert!(pk.matrices.set(record(circuit(1)).unwrap().0).is_ok());
-    let pk = Arc::new(pk);
-    let on_cpu = prove(&pk, cs, r, s).unwrap().to_bytes().to_vec();
+    let (pk, on_cpu) = key_and_cpu_proof(&circuit, seed, r, s);
     let witness = synthesize_witness(circuit(2)).unwrap();
     let shape = KeyShape::of(&pk);
     let placements = [Residency::default(), Residency::of(&[H]), Residency::of(&[H, Matrices]), Residency::of(&[H, BG1, BG2, Matrices]), shape.whole()];
