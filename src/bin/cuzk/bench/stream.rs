@@ -221,7 +221,8 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(
 ) -> Result<()> {
     let (configs, several) = configurations()?;
     let started = Instant::now();
-    let StreamInputs { kind, what, built_s, first, .. } = inputs()?;
+    let StreamInputs { kind, what, built_s, first, proofs } = inputs()?;
+    let mut unused = Some(proofs);
     let t = Instant::now();
     let (cs, matrices) = first_partition(first)?;
     let first_synthesis_s = secs(t);
@@ -247,7 +248,10 @@ fn run_typed<Tree: 'static + MerkleTreeTrait>(
 
     let mut runs = Vec::new();
     for config in configs {
-        let proofs = inputs()?.proofs;
+        let proofs = match unused.take() {
+            Some(proofs) => proofs,
+            None => inputs()?.proofs,
+        };
         let run = stream_once(&setup, config, proofs)?;
         // Each run's figures as it ends, in case a later one does not.
         eprintln!("stream: done: {}", json!({ "budget": run["engine_config"]["gpu_memory_budget"], "stream": run["stream"]["stream_seconds"], "median": run["stream"]["median_seconds"] }));
