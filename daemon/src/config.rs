@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::Listen;
+use crate::{Limits, Listen};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +19,9 @@ pub struct Config {
     /// Whether a TCP address other hosts can reach is accepted (the
     /// service has no authentication).
     pub allow_remote: Option<bool>,
+    /// Unfinished jobs of one proof kind the daemon takes (default
+    /// `jobs::DEFAULT_MAX_UNFINISHED`); beyond it, RESOURCE_EXHAUSTED.
+    pub max_unfinished_jobs: Option<usize>,
     /// Engine settings (docs/CONFIG.md).
     pub engine: Option<toml::Table>,
 }
@@ -58,6 +61,16 @@ impl Config {
         let listen = Listen::parse(self.listen.as_deref().unwrap_or("unix:///run/cuzk/cuzk.sock"))?;
         listen.check_reach(self.allow_remote.unwrap_or(false))?;
         Ok(listen)
+    }
+
+    /// What the daemon admits.
+    pub fn limits(&self) -> Result<Limits> {
+        let mut limits = Limits::default();
+        if let Some(n) = self.max_unfinished_jobs {
+            anyhow::ensure!(n >= 1, "max_unfinished_jobs must be at least 1");
+            limits.max_unfinished_jobs = n;
+        }
+        Ok(limits)
     }
 
     /// Applies the parameter folder and starts the engine with its settings
@@ -106,6 +119,11 @@ mod tests {
         assert!(args(&["--listen", "[::1]:9820"]).unwrap().listen().is_ok());
         std::fs::write(&file, "listen = \"10.0.0.5:9820\"\nallow_remote = true\n").unwrap();
         assert!(args(&["--config", file.to_str().unwrap()]).unwrap().listen().is_ok());
+        assert_eq!(args(&[]).unwrap().limits().unwrap().max_unfinished_jobs, crate::jobs::DEFAULT_MAX_UNFINISHED);
+        std::fs::write(&file, "max_unfinished_jobs = 3\n").unwrap();
+        assert_eq!(args(&["--config", file.to_str().unwrap()]).unwrap().limits().unwrap().max_unfinished_jobs, 3);
+        std::fs::write(&file, "max_unfinished_jobs = 0\n").unwrap();
+        assert!(args(&["--config", file.to_str().unwrap()]).unwrap().limits().is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

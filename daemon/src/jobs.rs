@@ -50,7 +50,30 @@ struct Table {
     by_request_id: HashMap<String, String>,
     finished_order: VecDeque<String>,
     next: u64,
+    /// Requests being decoded, by kind: admitted, not yet jobs.
+    admitting: HashMap<&'static str, usize>,
 }
+
+/// Unfinished jobs of one kind the daemon takes by default: each holds its
+/// decoded inputs (a 32 GiB C1 output is tens of MB) and two threads until
+/// it ends, and the engine proves a few at a time.
+pub const DEFAULT_MAX_UNFINISHED: usize = 32;
+
+/// A request refused because `limit` jobs of its kind are unfinished
+/// (gRPC RESOURCE_EXHAUSTED): refused before it is decoded.
+#[derive(Debug)]
+pub struct Busy {
+    pub kind: &'static str,
+    pub limit: usize,
+}
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} jobs are unfinished, the most the daemon takes (max_unfinished_jobs): submit again once some end", self.limit, self.kind)
+    }
+}
+
+impl std::error::Error for Busy {}
 
 /// Totals since the daemon started, by kind.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,13 +88,15 @@ pub struct Jobs {
     /// Random for each start of the daemon, so that an id a client kept
     /// across a restart names no other job.
     prefix: String,
+    /// Unfinished jobs (and requests being decoded) of one kind, at most.
+    max_unfinished: usize,
     table: Mutex<Table>,
     totals: Mutex<HashMap<&'static str, Totals>>,
 }
 
-impl Default for Jobs {
-    fn default() -> Self {
-        Self { prefix: format!("{:08x}", rand::random::<u32>()), table: Default::default(), totals: Default::default() }
+impl Jobs {
+    pub fn new(max_unfinished: usize) -> Self {
+        Self { prefix: format!("{:08x}", rand::random::<u32>()), max_unfinished, table: Default::default(), totals: Default::default() }
     }
 }
 
@@ -97,16 +122,32 @@ pub fn kind_name(kind: ProofKind) -> &'static str {
 }
 
 impl Jobs {
-    /// Starts `work` as a job, or returns the job already submitted under
-    /// `request_id` (when not empty).
-    pub fn submit(self: &Arc<Self>, request_id: &str, work: impl FnOnce() -> anyhow::Result<Work>) -> anyhow::Result<Submitted> {
+    /// Starts `work` (a request for a proof of `kind`) as a job, or returns
+    /// the job already submitted under `request_id` (when not empty); `Busy`
+    /// when `max_unfinished` jobs of the kind are unfinished or being
+    /// decoded, before `work` decodes anything.
+    pub fn submit(self: &Arc<Self>, request_id: &str, kind: ProofKind, work: impl FnOnce() -> anyhow::Result<Work>) -> anyhow::Result<Submitted> {
         let existing = |table: &Table| (!request_id.is_empty()).then(|| table.by_request_id.get(request_id).cloned()).flatten();
-        if let Some(job_id) = existing(&lock(&self.table)) {
-            return Ok(Submitted { job_id, ahead: 0 });
+        let name = kind_name(kind);
+        {
+            let mut table = lock(&self.table);
+            if let Some(job_id) = existing(&table) {
+                return Ok(Submitted { job_id, ahead: 0 });
+            }
+            let unfinished = table.jobs.values().filter(|j| j.kind == kind && j.finished.borrow().is_none()).count();
+            let admitting = table.admitting.entry(name).or_default();
+            if unfinished + *admitting >= self.max_unfinished {
+                return Err(Busy { kind: name, limit: self.max_unfinished }.into());
+            }
+            *admitting += 1;
         }
         // Decoded without the lock: a large C1 output takes a while to parse.
-        let Work { kind, priority, call } = work()?;
+        let decoded = work();
         let mut table = lock(&self.table);
+        if let Some(n) = table.admitting.get_mut(name) {
+            *n -= 1;
+        }
+        let Work { kind, priority, call } = decoded?;
         if let Some(job_id) = existing(&table) {
             return Ok(Submitted { job_id, ahead: 0 });
         }
@@ -191,5 +232,62 @@ impl Jobs {
 
     pub fn totals(&self) -> HashMap<&'static str, Totals> {
         lock(&self.totals).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use cuzk::engine::Priority;
+
+    use super::*;
+
+    /// A job of `kind` whose proof call waits for `release`, then gives `[1]`.
+    fn held(kind: ProofKind, release: mpsc::Receiver<()>) -> impl FnOnce() -> anyhow::Result<Work> {
+        move || {
+            let call = Box::new(move |_: &cuzk::engine::CallContext| {
+                let _ = release.recv();
+                Ok(vec![1])
+            });
+            Ok(Work { kind, priority: Priority::High, call })
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_kind_beyond_its_unfinished_jobs_is_refused_before_decoding() {
+        let jobs = Arc::new(Jobs::new(2));
+        let (kind, other) = (ProofKind::WinningPost, ProofKind::WindowPost);
+        let (a_go, a) = mpsc::channel();
+        let (b_go, b) = mpsc::channel();
+        let first = jobs.submit("", kind, held(kind, a)).unwrap();
+        jobs.submit("", kind, held(kind, b)).unwrap();
+        assert!(first.job_id.starts_with(&format!("job-{}-", jobs.prefix)), "{}", first.job_id);
+
+        let decoded = std::cell::Cell::new(false);
+        let refused = jobs.submit("", kind, || {
+            decoded.set(true);
+            anyhow::bail!("never decoded")
+        });
+        let busy = refused.err().and_then(|e| e.downcast::<Busy>().ok()).expect("refused as busy");
+        assert_eq!((busy.kind, busy.limit), ("winning_post", 2));
+        assert!(!decoded.get(), "a refused request was decoded");
+        // Another kind has limits of its own; a request that fails to decode
+        // gives its place back.
+        let (c_go, c) = mpsc::channel();
+        jobs.submit("", other, held(other, c)).unwrap();
+        let bad = jobs.submit("", other, || anyhow::bail!("bad bytes")).err().expect("a decoding error");
+        assert!(bad.downcast_ref::<Busy>().is_none(), "{bad:#}");
+        let (d_go, d) = mpsc::channel();
+        jobs.submit("", other, held(other, d)).unwrap();
+
+        // Once a job ends, its kind takes one more.
+        a_go.send(()).unwrap();
+        assert!(jobs.wait(&first.job_id, Some(Duration::from_secs(60))).await.unwrap().is_some(), "the first job did not end");
+        let (e_go, e) = mpsc::channel();
+        jobs.submit("", kind, held(kind, e)).unwrap();
+        for go in [b_go, c_go, d_go, e_go] {
+            go.send(()).unwrap();
+        }
     }
 }

@@ -13,7 +13,7 @@ mod service;
 mod socket;
 
 pub use request::prover_id;
-pub use service::{serve, Listen};
+pub use service::{serve, Limits, Listen};
 
 /// The generated messages, client and server of `cuzk.v1`.
 pub mod proto {

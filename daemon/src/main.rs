@@ -24,7 +24,7 @@ fn run(args: Vec<String>) -> Result<()> {
     fil_logger::maybe_init();
     let config = Config::from_args(args)?;
     config.apply()?;
-    let listen = config.listen()?;
+    let (listen, limits) = (config.listen()?, config.limits()?);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let (mut term, mut int) = (signal(SignalKind::terminate())?, signal(SignalKind::interrupt())?);
@@ -35,6 +35,6 @@ fn run(args: Vec<String>) -> Result<()> {
             }
             log::info!("cuzk-daemon: shutting down; requests in progress finish first");
         };
-        serve(listen, shutdown).await
+        serve(listen, limits, shutdown).await
     })
 }

@@ -74,12 +74,23 @@ fn post_proof(r: &proto::SubmitProofRequest, typ: PoStType) -> Result<Registered
 
 /// Checks and decodes `r` (everything that can be checked before proving),
 /// giving the call that proves it.
-pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
-    let kind = ProofKind::try_from(r.proof_kind).map_err(|_| anyhow!("unknown proof_kind {}", r.proof_kind))?;
-    let priority = priority(proto::Priority::try_from(r.priority).unwrap_or(proto::Priority::Unspecified));
-    let (kind, call): (EngineKind, Call) = match kind {
+/// The engine's kind of the proof `r` asks for, read before anything is
+/// decoded (admission counts jobs by it).
+pub fn kind(r: &proto::SubmitProofRequest) -> Result<EngineKind> {
+    Ok(match ProofKind::try_from(r.proof_kind).map_err(|_| anyhow!("unknown proof_kind {}", r.proof_kind))? {
         ProofKind::Unspecified => bail!("proof_kind is unspecified"),
-        ProofKind::PorepSealCommit => {
+        ProofKind::PorepSealCommit => EngineKind::PorepC2,
+        ProofKind::SnapDealsUpdate => EngineKind::SnapDeals,
+        ProofKind::WindowPostPartition => EngineKind::WindowPost,
+        ProofKind::WinningPost => EngineKind::WinningPost,
+    })
+}
+
+pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
+    let kind = kind(&r)?;
+    let priority = priority(proto::Priority::try_from(r.priority).unwrap_or(proto::Priority::Unspecified));
+    let call: Call = match kind {
+        EngineKind::PorepC2 => {
             ensure!(!r.vanilla_proof.is_empty(), "vanilla_proof is empty: a PoRep request carries the C1 output wrapper");
             let wrapper: PorepWrapper =
                 serde_json::from_slice(&r.vanilla_proof).context("vanilla_proof is not Curio's PoRep JSON (SectorNum, Phase1Out, SectorSize)")?;
@@ -103,9 +114,9 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
                 r.sector_number
             );
             let (sector, prover) = (r.sector_number, prover_id(r.miner_id));
-            (EngineKind::PorepC2, Box::new(move |context: &CallContext| porep::seal_commit_phase2_of(context, parsed, sector, prover)))
+            Box::new(move |context: &CallContext| porep::seal_commit_phase2_of(context, parsed, sector, prover))
         }
-        ProofKind::SnapDealsUpdate => {
+        EngineKind::SnapDeals => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one partition proof per partition");
             let rp = ffi::snap::update_proof(registered(r.registered_proof)?)?;
             let comms = snap::UpdateCommitments {
@@ -114,23 +125,23 @@ pub fn decode(r: proto::SubmitProofRequest) -> Result<Work> {
                 comm_d_new: bytes32(&r.comm_d_new, "comm_d_new")?,
             };
             let vanilla = r.vanilla_proofs;
-            (EngineKind::SnapDeals, Box::new(move |context: &CallContext| snap::update_proof_with_vanilla(context, rp, &vanilla, comms)))
+            Box::new(move |context: &CallContext| snap::update_proof_with_vanilla(context, rp, &vanilla, comms))
         }
-        ProofKind::WindowPostPartition => {
+        EngineKind::WindowPost => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one proof per sector of the partition");
             let rp = post_proof(&r, PoStType::Window)?;
             let randomness = bytes32(&r.randomness, "randomness")?;
             let (prover, partition, vanilla) = (prover_id(r.miner_id), r.partition_index as usize, r.vanilla_proofs);
             let call = move |context: &CallContext| post::single_window_post_with_vanilla(context, rp, randomness, prover, &vanilla, partition);
-            (EngineKind::WindowPost, Box::new(call))
+            Box::new(call)
         }
-        ProofKind::WinningPost => {
+        EngineKind::WinningPost => {
             ensure!(!r.vanilla_proofs.is_empty(), "vanilla_proofs is empty: one proof per sector");
             let rp = post_proof(&r, PoStType::Winning)?;
             let randomness = bytes32(&r.randomness, "randomness")?;
             let (prover, vanilla) = (prover_id(r.miner_id), r.vanilla_proofs);
             let call = move |context: &CallContext| post::post_with_vanilla(context, PoStType::Winning, rp, randomness, prover, &vanilla);
-            (EngineKind::WinningPost, Box::new(call))
+            Box::new(call)
         }
     };
     Ok(Work { kind, priority, call })

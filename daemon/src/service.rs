@@ -17,7 +17,7 @@ use cuzk::{
 use tonic::{Request, Response, Status};
 
 use crate::{
-    jobs::{kind_name, Finished, Jobs, Outcome},
+    jobs::{kind_name, Busy, Finished, Jobs, Outcome},
     metrics,
     socket,
     proto::{
@@ -69,13 +69,36 @@ impl Listen {
 /// proofs in one message.
 const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
+/// Calls one client connection runs at once: room for an await of every
+/// job the admission limits allow, and a bound on the tasks one client
+/// can make the daemon hold.
+const MAX_CALLS_PER_CONNECTION: usize = 512;
+
+/// What the daemon admits.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Unfinished jobs of one proof kind (requests being decoded
+    /// included); beyond it a submission is refused with RESOURCE_EXHAUSTED
+    /// before it is decoded.
+    pub max_unfinished_jobs: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_unfinished_jobs: crate::jobs::DEFAULT_MAX_UNFINISHED }
+    }
+}
+
 /// Serves until `shutdown` completes; requests in progress then finish
 /// before it returns. A unix socket is made as `socket::claim` says.
-pub async fn serve(listen: Listen, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
-    let service = ProvingEngineServer::new(Service { jobs: Arc::new(Jobs::default()), started: Instant::now() })
+pub async fn serve(listen: Listen, limits: Limits, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<()> {
+    let service = ProvingEngineServer::new(Service { jobs: Arc::new(Jobs::new(limits.max_unfinished_jobs)), started: Instant::now() })
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let server = tonic::transport::Server::builder().add_service(service);
+    let server = tonic::transport::Server::builder()
+        .concurrency_limit_per_connection(MAX_CALLS_PER_CONNECTION)
+        .max_concurrent_streams(Some(MAX_CALLS_PER_CONNECTION as u32))
+        .add_service(service);
     match listen {
         Listen::Unix(path) => {
             let (listener, _claimed) = socket::claim(&path)?;
@@ -121,10 +144,17 @@ fn response(job_id: String, finished: Option<Finished>, timed_out: bool) -> Awai
 }
 
 impl Service {
-    async fn submit(&self, r: SubmitProofRequest) -> Result<crate::jobs::Submitted> {
+    async fn submit(&self, r: SubmitProofRequest) -> Result<crate::jobs::Submitted, Status> {
         let (jobs, request_id) = (self.jobs.clone(), r.request_id.clone());
+        let kind = request::kind(&r).map_err(|e| Status::invalid_argument(format!("{e:#}")))?;
         // Decoding parses the C1 output: off the async threads.
-        tokio::task::spawn_blocking(move || jobs.submit(&request_id, || request::decode(r))).await?
+        let submitted = tokio::task::spawn_blocking(move || jobs.submit(&request_id, kind, || request::decode(r)))
+            .await
+            .map_err(|e| Status::internal(format!("decoding the request: {e}")))?;
+        submitted.map_err(|e| match e.downcast_ref::<Busy>() {
+            Some(busy) => Status::resource_exhausted(busy.to_string()),
+            None => Status::invalid_argument(format!("{e:#}")),
+        })
     }
 
     async fn wait(&self, job_id: String, timeout: Option<Duration>) -> AwaitProofResponse {
@@ -169,7 +199,7 @@ fn resident_bytes(circuit_id: &str) -> Option<usize> {
 #[tonic::async_trait]
 impl ProvingEngine for Service {
     async fn submit_proof(&self, req: Request<SubmitProofRequest>) -> Result<Response<SubmitProofResponse>, Status> {
-        let submitted = self.submit(req.into_inner()).await.map_err(|e| Status::invalid_argument(format!("{e:#}")))?;
+        let submitted = self.submit(req.into_inner()).await?;
         Ok(Response::new(SubmitProofResponse {
             job_id: submitted.job_id,
             queue_position: submitted.ahead as u32,
@@ -196,7 +226,8 @@ impl ProvingEngine for Service {
                 abandoned.iter_mut().for_each(|guard| guard.armed = false);
                 result
             }
-            Err(e) => AwaitProofResponse { status: ProofStatus::Failed as i32, error_message: format!("{e:#}"), ..Default::default() },
+            Err(e) if e.code() == tonic::Code::ResourceExhausted => return Err(e),
+            Err(e) => AwaitProofResponse { status: ProofStatus::Failed as i32, error_message: e.message().to_string(), ..Default::default() },
         };
         Ok(Response::new(ProveResponse { result: Some(result) }))
     }

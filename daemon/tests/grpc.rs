@@ -14,7 +14,7 @@ use cuzk_daemon::{
         CancelProofRequest, GetMetricsRequest, GetStatusRequest, PreloadSrsRequest, ProofKind, ProveRequest,
         SubmitProofRequest,
     },
-    prover_id, serve, Listen,
+    prover_id, serve, Limits, Listen,
 };
 use filecoin_proofs_api::RegisteredSealProof;
 use hyper_util::rt::TokioIo;
@@ -34,7 +34,7 @@ impl Daemon {
     async fn start(name: &str) -> Daemon {
         let socket = std::env::temp_dir().join(format!("cuzk-daemon-{name}-{}.sock", std::process::id()));
         let (stop, stopped) = oneshot::channel::<()>();
-        let served = tokio::spawn(serve(Listen::Unix(socket.clone()), async move {
+        let served = tokio::spawn(serve(Listen::Unix(socket.clone()), Limits::default(), async move {
             let _ = stopped.await;
         }));
         Daemon { socket, stop: Some(stop), served: Some(served) }
