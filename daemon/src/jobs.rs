@@ -100,6 +100,33 @@ impl Jobs {
     }
 }
 
+/// A request's place among those of its kind being decoded: given back
+/// under the table's lock once it is a job or refused, or, if its decoding
+/// panicked, when dropped.
+struct Admitted<'a> {
+    jobs: &'a Jobs,
+    kind: &'static str,
+}
+
+impl Admitted<'_> {
+    fn release(self, table: &mut Table) {
+        Self::give_back(table, self.kind);
+        std::mem::forget(self);
+    }
+
+    fn give_back(table: &mut Table, kind: &'static str) {
+        if let Some(n) = table.admitting.get_mut(kind) {
+            *n -= 1;
+        }
+    }
+}
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        Self::give_back(&mut lock(&self.jobs.table), self.kind);
+    }
+}
+
 /// What `Jobs::submit` did.
 pub struct Submitted {
     pub job_id: String,
@@ -141,12 +168,11 @@ impl Jobs {
             }
             *admitting += 1;
         }
+        let admitted = Admitted { jobs: self, kind: name };
         // Decoded without the lock: a large C1 output takes a while to parse.
         let decoded = work();
         let mut table = lock(&self.table);
-        if let Some(n) = table.admitting.get_mut(name) {
-            *n -= 1;
-        }
+        admitted.release(&mut table);
         let Work { kind, priority, call } = decoded?;
         if let Some(job_id) = existing(&table) {
             return Ok(Submitted { job_id, ahead: 0 });
@@ -278,6 +304,9 @@ mod tests {
         jobs.submit("", other, held(other, c)).unwrap();
         let bad = jobs.submit("", other, || anyhow::bail!("bad bytes")).err().expect("a decoding error");
         assert!(bad.downcast_ref::<Busy>().is_none(), "{bad:#}");
+        let jobs_again = jobs.clone();
+        let panicked = std::thread::spawn(move || jobs_again.submit("", other, || panic!("a decoder bug"))).join();
+        assert!(panicked.is_err());
         let (d_go, d) = mpsc::channel();
         jobs.submit("", other, held(other, d)).unwrap();
 
