@@ -90,8 +90,8 @@ pub fn choose(candidates: &[Candidate], room: usize, reserve: impl Fn(Residency)
 }
 
 /// Device bytes of an affine point and of a bucket of sppark's Pippenger.
-pub const G1_AFFINE: usize = 96;
-pub const G2_AFFINE: usize = 192;
+const G1_AFFINE: usize = 96;
+const G2_AFFINE: usize = 192;
 const G1_BUCKET: usize = 4 * 48;
 const G2_BUCKET: usize = 4 * 96;
 const SCALAR: usize = 32;
@@ -148,14 +148,19 @@ impl KeyShape {
         }
     }
 
+    /// A point's and a bucket's bytes in the query of `part`.
+    fn sizes(part: Part) -> (usize, usize) {
+        if part == Part::BG2 { (G2_AFFINE, G2_BUCKET) } else { (G1_AFFINE, G1_BUCKET) }
+    }
+
     fn affine(part: Part) -> usize {
-        if part == Part::BG2 { G2_AFFINE } else { G1_AFFINE }
+        Self::sizes(part).0
     }
 
     /// Device bytes the key holds whatever its placement: every query's
     /// bucket table.
     pub fn fixed_bytes(&self) -> usize {
-        self.points.iter().map(|&(p, n)| bucket_bytes(n, if p == Part::BG2 { G2_BUCKET } else { G1_BUCKET })).sum()
+        self.points.iter().map(|&(p, n)| bucket_bytes(n, Self::sizes(p).1)).sum()
     }
 
     /// The parts that may stay on the device, their bytes and what each
@@ -220,7 +225,8 @@ impl KeyShape {
         self.candidates().iter().fold(Residency::default(), |r, c| r.with(c.part))
     }
 
-    /// Device bytes the parts of `kept` take.
+    /// Device bytes the key's queries take placed as `kept`: its buckets
+    /// and resident points (its matrices are counted apart, once uploaded).
     pub fn kept_bytes(&self, kept: Residency) -> usize {
         self.fixed_bytes() + self.candidates().iter().filter(|c| kept.holds(c.part) && c.part != Part::Matrices).map(|c| c.bytes).sum::<usize>()
     }
